@@ -1,0 +1,16 @@
+/** Which embedder family produced a vector. */
+export type EmbedderMode = "hash" | "use" | "openai";
+
+/** Turns text into vectors. Implementations: hash (dev/tests), use (offline default), openai. */
+export interface Embedder {
+  readonly mode: EmbedderMode;
+  /** Model name recorded on every row (`embed_model`), e.g. `hashing-v1`. */
+  readonly model: string;
+  /** Fixed vector length. */
+  readonly dimension: number;
+  /** False when vectors only capture shared words (the hashing embedder). */
+  readonly semantic: boolean;
+  readonly multimodal: boolean;
+  /** Embeds texts in order; vectors are L2-normalised. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
