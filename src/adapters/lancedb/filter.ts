@@ -1,0 +1,60 @@
+import type { Condition, Scalar } from "../../ports/condition.js";
+
+// The one place that writes LanceDB (DataFusion SQL) filter strings. Column names come from code,
+// never from requests, and are checked anyway; every value is escaped here.
+const COLUMN = /^[a-z_][a-z0-9_]*$/;
+
+function column(name: string): string {
+  if (!COLUMN.test(name)) throw new Error(`invalid column name ${JSON.stringify(name)}`);
+  return `\`${name}\``;
+}
+
+/** Renders a scalar as a SQL literal. */
+export function literal(value: Scalar): string {
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new Error("non-finite number in filter");
+    return String(value);
+  }
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+const COMPARATORS = { eq: "=", ne: "<>", lt: "<", lte: "<=", gt: ">", gte: ">=" } as const;
+
+/** Renders a condition as a filter string, or `undefined` when it matches everything. */
+export function renderCondition(condition: Condition): string | undefined {
+  switch (condition.op) {
+    case "true":
+      return undefined;
+    case "eq":
+    case "ne":
+    case "lt":
+    case "lte":
+    case "gt":
+    case "gte":
+      return `${column(condition.column)} ${COMPARATORS[condition.op]} ${literal(condition.value)}`;
+    case "in":
+      return condition.values.length === 0
+        ? "FALSE"
+        : `${column(condition.column)} IN (${condition.values.map(literal).join(", ")})`;
+    case "null":
+      return `${column(condition.column)} IS NULL`;
+    case "notNull":
+      return `${column(condition.column)} IS NOT NULL`;
+    case "hasAll":
+      return condition.values.length === 0
+        ? undefined
+        : `array_has_all(${column(condition.column)}, [${condition.values.map(literal).join(", ")}])`;
+    case "and":
+    case "or": {
+      const parts = condition.conditions.map(renderCondition).filter((p): p is string => p !== undefined);
+      if (parts.length === 0) return condition.op === "and" ? undefined : "FALSE";
+      if (parts.length === 1) return parts[0];
+      return parts.map((p) => `(${p})`).join(condition.op === "and" ? " AND " : " OR ");
+    }
+    case "not": {
+      const inner = renderCondition(condition.condition);
+      return inner === undefined ? "FALSE" : `NOT (${inner})`;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import * as lancedb from "@lancedb/lancedb";
+import type { Schema } from "apache-arrow";
+import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
+import { AgentMemError } from "../../core/errors.js";
+import type { Keyed } from "../../ports/collection.js";
+import type { Store } from "../../ports/store.js";
+import { episodeCodec, episodeSchema } from "./episode-codec.js";
+import { type Codec, LanceCollection } from "./lance-collection.js";
+import { memoryCodec, memorySchema } from "./memory-codec.js";
+import { decodeTenant, encodeTenant } from "./table-names.js";
+
+/** Options for the LanceDB store. */
+export interface LanceStoreOptions {
+  /** A directory or any LanceDB URI (`s3://…`, `db://…`). */
+  uri: string;
+  /** Embedding dimension for new tables; existing tables must match. */
+  dimension: number;
+  /** Seconds between checks for other processes' writes (default 0: always fresh). */
+  readConsistencySeconds?: number;
+  /** LanceDB index cache bytes (default 256 MiB). */
+  indexCacheBytes?: number;
+  /** LanceDB metadata cache bytes (default 128 MiB). */
+  metadataCacheBytes?: number;
+  /** Called after each commit with the table kind and row count. */
+  onCommit?: (kind: string, rows: number) => void;
+}
+
+/** A table kind: its name prefix, schema, codec and the indexes it needs. */
+export interface TableKind<T extends Keyed> {
+  name: string;
+  schema: (dimension: number) => Schema;
+  codec: Codec<T>;
+  /** Columns that get a scalar (btree) index. */
+  scalarIndexes?: readonly string[];
+}
+
+const MEMORIES: TableKind<MemoryRecord> = {
+  name: "memories",
+  schema: memorySchema,
+  codec: memoryCodec,
+  scalarIndexes: ["user"],
+};
+const EPISODES: TableKind<EpisodeRecord> = {
+  name: "episodes",
+  schema: episodeSchema,
+  codec: episodeCodec,
+  scalarIndexes: ["user"],
+};
+
+/** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
+export class LanceStore implements Store {
+  private connection: Promise<lancedb.Connection> | null = null;
+  private readonly collections = new Map<string, Promise<LanceCollection<Keyed>>>();
+
+  constructor(private readonly options: LanceStoreOptions) {}
+
+  get dimension(): number {
+    return this.options.dimension;
+  }
+
+  memories(tenant: string): Promise<LanceCollection<MemoryRecord>> {
+    return this.collection(tenant, MEMORIES);
+  }
+
+  episodes(tenant: string): Promise<LanceCollection<EpisodeRecord>> {
+    return this.collection(tenant, EPISODES);
+  }
+
+  async tenants(): Promise<string[]> {
+    const names = await (await this.connect()).tableNames();
+    const prefix = `${MEMORIES.name}__`;
+    return names.filter((n) => n.startsWith(prefix)).map((n) => decodeTenant(n.slice(prefix.length)));
+  }
+
+  /** The open LanceDB connection (for maintenance and benches). */
+  connect(): Promise<lancedb.Connection> {
+    this.connection ??= lancedb.connect(this.options.uri, {
+      readConsistencyInterval: this.options.readConsistencySeconds ?? 0,
+      session: new lancedb.Session(
+        BigInt(this.options.indexCacheBytes ?? 256 * 2 ** 20),
+        BigInt(this.options.metadataCacheBytes ?? 128 * 2 ** 20),
+      ),
+    });
+    return this.connection;
+  }
+
+  /** The collection of a tenant for any table kind; creates the table on first use. */
+  collection<T extends Keyed>(tenant: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
+    const name = `${kind.name}__${encodeTenant(tenant)}`;
+    let c = this.collections.get(name);
+    if (!c) {
+      c = this.open(name, kind).catch((error: unknown) => {
+        this.collections.delete(name);
+        throw error;
+      }) as unknown as Promise<LanceCollection<Keyed>>;
+      this.collections.set(name, c);
+    }
+    return c as unknown as Promise<LanceCollection<T>>;
+  }
+
+  /** Every open collection by table name. */
+  async openCollections(): Promise<Map<string, LanceCollection<Keyed>>> {
+    const out = new Map<string, LanceCollection<Keyed>>();
+    for (const [name, c] of this.collections) out.set(name, await c);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    for (const c of (await this.openCollections()).values()) await c.idle();
+    if (this.connection) (await this.connection).close();
+    this.connection = null;
+    this.collections.clear();
+  }
+
+  private async open<T extends Keyed>(name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
+    const db = await this.connect();
+    const existing = (await db.tableNames()).includes(name);
+    const table = existing
+      ? await db.openTable(name)
+      : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
+    if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
+    if (!existing) await this.prepare(table, kind);
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows));
+  }
+
+  private async checkDimension(table: lancedb.Table, column: string): Promise<void> {
+    const field = (await table.schema()).fields.find((f) => f.name === column);
+    const size = (field?.type as { listSize?: number } | undefined)?.listSize;
+    if (size !== undefined && size !== this.dimension) {
+      throw new AgentMemError(
+        "FAILED_PRECONDITION",
+        "EMBEDDING_DIMENSION_MISMATCH",
+        `table ${table.name} holds ${size}-d vectors but the embedder makes ${this.dimension}-d; ` +
+          "start with the embedder the data was written with, or run `agentmem reembed`",
+      );
+    }
+  }
+
+  private async prepare<T extends Keyed>(table: lancedb.Table, kind: TableKind<T>): Promise<void> {
+    await table.setUnenforcedPrimaryKey("id");
+    if (kind.codec.textColumn) {
+      await table.createIndex(kind.codec.textColumn, { config: lancedb.Index.fts({ withPosition: false }), replace: true });
+    }
+    for (const c of kind.scalarIndexes ?? []) {
+      await table.createIndex(c, { config: lancedb.Index.btree(), replace: true });
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { Schema } from "apache-arrow";
+import type { FactTypeName, MemoryRecord } from "../../core/records.js";
+import { arrow, col, toStrings, toVector } from "./arrow.js";
+import type { Codec } from "./lance-collection.js";
+
+const SCOPE = ["namespace", "agent", "session", "user"] as const;
+
+/** The `memories` table schema for a given embedding dimension. */
+export function memorySchema(dimension: number): Schema {
+  return new arrow.Schema([
+    col.text("id"),
+    ...SCOPE.map((c) => col.text(c)),
+    col.text("text"),
+    col.text("fact_type"),
+    col.text("category"),
+    col.int("importance"),
+    col.texts("entities"),
+    col.text("tags_json"),
+    col.texts("tag_pairs"),
+    col.bool("pinned"),
+    col.text("content_hash"),
+    col.vector("vector", dimension),
+    col.texts("source_ids"),
+    col.text("parent_id"),
+    col.float("created_at"),
+    col.float("valid_from"),
+    col.float("valid_to", true),
+    col.text("superseded_by"),
+    col.float("event_date", true),
+    col.float("last_accessed_at"),
+    col.float("access_count"),
+    col.text("channel"),
+    col.texts("emotions"),
+    col.text("intent"),
+    col.text("embed_model"),
+    col.text("role"),
+    col.text("name"),
+  ]);
+}
+
+/** Tags as stored in `tag_pairs`, so a tag filter is an `array_has_all`. */
+export function tagPairs(tags: Record<string, string>): string[] {
+  return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Maps `MemoryRecord` ↔ row. */
+export const memoryCodec: Codec<MemoryRecord> = {
+  columns: memorySchema(1).fields.map((f) => f.name),
+  vectorColumn: "vector",
+  textColumn: "text",
+  toRow: (m) => ({
+    id: m.id,
+    namespace: m.namespace,
+    agent: m.agent,
+    session: m.session,
+    user: m.user,
+    text: m.text,
+    fact_type: m.factType,
+    category: m.category,
+    importance: m.importance,
+    entities: m.entities,
+    tags_json: JSON.stringify(m.tags),
+    tag_pairs: tagPairs(m.tags),
+    pinned: m.pinned,
+    content_hash: m.contentHash,
+    vector: Array.from(m.vector),
+    source_ids: m.sourceIds,
+    parent_id: m.parentId,
+    created_at: m.createdAt,
+    valid_from: m.validFrom,
+    valid_to: m.validTo,
+    superseded_by: m.supersededBy,
+    event_date: m.eventDate,
+    last_accessed_at: m.lastAccessedAt,
+    access_count: m.accessCount,
+    channel: m.channel,
+    emotions: m.emotions,
+    intent: m.intent,
+    embed_model: m.embedModel,
+    role: m.role,
+    name: m.name,
+  }),
+  fromRow: (r) => ({
+    id: String(r.id),
+    namespace: String(r.namespace),
+    agent: String(r.agent),
+    session: String(r.session),
+    user: String(r.user),
+    text: String(r.text),
+    factType: String(r.fact_type) as FactTypeName,
+    category: String(r.category ?? ""),
+    importance: Number(r.importance ?? 5),
+    entities: toStrings(r.entities),
+    tags: JSON.parse(String(r.tags_json ?? "{}")) as Record<string, string>,
+    pinned: Boolean(r.pinned),
+    contentHash: String(r.content_hash ?? ""),
+    vector: toVector(r.vector),
+    sourceIds: toStrings(r.source_ids),
+    parentId: String(r.parent_id ?? ""),
+    createdAt: Number(r.created_at),
+    validFrom: Number(r.valid_from),
+    validTo: r.valid_to == null ? null : Number(r.valid_to),
+    supersededBy: String(r.superseded_by ?? ""),
+    eventDate: r.event_date == null ? null : Number(r.event_date),
+    lastAccessedAt: Number(r.last_accessed_at),
+    accessCount: Number(r.access_count ?? 0),
+    channel: String(r.channel ?? ""),
+    emotions: toStrings(r.emotions),
+    intent: String(r.intent ?? ""),
+    embedModel: String(r.embed_model ?? ""),
+    role: String(r.role ?? ""),
+    name: String(r.name ?? ""),
+  }),
+};

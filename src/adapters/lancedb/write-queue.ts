@@ -1,0 +1,88 @@
+/** One queued unit of work; tasks with the same non-null `group` may share one commit. */
+interface Task<P> {
+  group: string | null;
+  payload: P;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs a group of payloads as one commit and returns one result per payload, in order. */
+export type GroupRunner<P> = (group: string | null, payloads: P[]) => Promise<unknown[]>;
+
+/** Options for a write queue. */
+export interface WriteQueueOptions {
+  /** Max payloads folded into one commit (default 5,000 rows' worth of tasks). */
+  maxGroup?: number;
+  /** Attempts on a retryable commit conflict (default 5). */
+  attempts?: number;
+}
+
+const RETRYABLE = /retryable|commit conflict|conflict/i;
+
+/**
+ * Serialises the writes of one table and groups consecutive writes of the same kind into one
+ * commit, so N concurrent single-row writes become one LanceDB version instead of N fragments.
+ */
+export class WriteQueue<P> {
+  private readonly tasks: Task<P>[] = [];
+  private running: Promise<void> | null = null;
+  private readonly maxGroup: number;
+  private readonly attempts: number;
+  /** Sizes of the commits made, for metrics. */
+  readonly groupSizes: number[] = [];
+
+  constructor(
+    private readonly run: GroupRunner<P>,
+    options: WriteQueueOptions = {},
+  ) {
+    this.maxGroup = options.maxGroup ?? 5000;
+    this.attempts = options.attempts ?? 5;
+  }
+
+  /** Queues a payload; resolves with its result once its commit is durable. */
+  submit<R>(group: string | null, payload: P): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.tasks.push({ group, payload, resolve: resolve as (v: unknown) => void, reject });
+      this.running ??= this.drain().finally(() => {
+        this.running = null;
+      });
+    });
+  }
+
+  /** Resolves when every queued write has finished. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    // Yield once so writes arriving in the same tick join the first commit.
+    await new Promise((r) => setImmediate(r));
+    while (this.tasks.length > 0) {
+      const first = this.tasks[0];
+      let n = 1;
+      if (first.group !== null) {
+        while (n < this.tasks.length && n < this.maxGroup && this.tasks[n].group === first.group) n++;
+      }
+      const batch = this.tasks.splice(0, n);
+      this.groupSizes.push(batch.length);
+      if (this.groupSizes.length > 1000) this.groupSizes.splice(0, 500);
+      try {
+        const results = await this.withRetry(() => this.run(first.group, batch.map((t) => t.payload)));
+        batch.forEach((t, i) => t.resolve(results[i]));
+      } catch (error) {
+        batch.forEach((t) => t.reject(error));
+      }
+    }
+  }
+
+  private async withRetry<R>(fn: () => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (attempt >= this.attempts || !RETRYABLE.test(String(error))) throw error;
+        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
+      }
+    }
+  }
+}

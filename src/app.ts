@@ -1,0 +1,71 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { pino, type Logger } from "pino";
+import { createChatModel, createEmbedder } from "./adapters/providers.js";
+import { LanceStore } from "./adapters/lancedb/lance-store.js";
+import type { Config } from "./config.js";
+import { file_agentmem_v1_drift_service, DriftService } from "./gen/agentmem/v1/drift_service_pb.js";
+import { file_agentmem_v1_memory_service, MemoryService } from "./gen/agentmem/v1/memory_service_pb.js";
+import { file_agentmem_v1_privacy_service, PrivacyService } from "./gen/agentmem/v1/privacy_service_pb.js";
+import { file_agentmem_v1_relational_service, RelationalService } from "./gen/agentmem/v1/relational_service_pb.js";
+import { file_grpc_health_v1_health, Health } from "./gen/grpc/health/v1/health_pb.js";
+import type { ChatModel } from "./ports/chat-model.js";
+import { type Clock, systemClock } from "./ports/clock.js";
+import type { Embedder } from "./ports/embedder.js";
+import { registerHealth } from "./server/health.js";
+import { registerReflection } from "./server/reflection.js";
+import type { ServiceDeps } from "./services/deps.js";
+import { AccessTracker } from "./services/memory/access-tracker.js";
+import { createMemoryService } from "./services/memory/memory-service.js";
+import { withUnimplemented } from "./services/unimplemented.js";
+
+/** Parts a caller (tests, benches) may supply instead of the configured ones. */
+export interface AppOverrides {
+  embedder?: Embedder;
+  chat?: ChatModel;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** The assembled application: its dependencies, its routes and how to stop it. */
+export interface App {
+  readonly deps: ServiceDeps;
+  readonly store: LanceStore;
+  /** Registers every service, health and reflection on a Connect router. */
+  routes(router: ConnectRouter): void;
+  /** Flushes buffered work and waits for queued writes. */
+  close(): Promise<void>;
+}
+
+/** Builds the app from config: the one place where ports meet their adapters. */
+export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: "agentmem" } });
+  const embedder = overrides.embedder ?? (await createEmbedder(config));
+  const chat = overrides.chat ?? createChatModel(config);
+  const store = new LanceStore({ uri: config.data, dimension: embedder.dimension });
+  const access = new AccessTracker(store, logger);
+  access.start();
+  const deps: ServiceDeps = { config, store, embedder, chat, clock: overrides.clock ?? systemClock, logger, access };
+  let serving = true;
+  return {
+    deps,
+    store,
+    routes(router) {
+      router.service(MemoryService, createMemoryService(deps));
+      router.service(DriftService, withUnimplemented(DriftService, {}));
+      router.service(RelationalService, withUnimplemented(RelationalService, {}));
+      router.service(PrivacyService, withUnimplemented(PrivacyService, {}));
+      registerHealth(router, () => (serving ? "SERVING" : "NOT_SERVING"));
+      const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];
+      registerReflection(
+        router,
+        [file_agentmem_v1_memory_service, file_agentmem_v1_drift_service, file_agentmem_v1_relational_service, file_agentmem_v1_privacy_service, file_grpc_health_v1_health],
+        services.map((s) => s.typeName),
+      );
+    },
+    async close() {
+      serving = false;
+      await access.stop();
+      await store.close();
+    },
+  };
+}

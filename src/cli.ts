@@ -1,0 +1,42 @@
+import { Command, Option } from "commander";
+import { loadConfig } from "./config.js";
+import { startServer } from "./server/server.js";
+
+/** Builds the `agentmem` command line. */
+export function createProgram(): Command {
+  const program = new Command("agentmem").description("Memory service for AI agents").showHelpAfterError();
+  program
+    .command("serve")
+    .description("serve the agentmem API on one port (Connect, gRPC, gRPC-Web)")
+    .option("--data <dir>", "LanceDB directory or URI (env AGENTMEM_DATA, default ./data)")
+    .option("--host <host>", "listen address (env AGENTMEM_HOST, default 127.0.0.1)")
+    .option("--port <port>", "listen port (env AGENTMEM_PORT, default 8080)")
+    .addOption(new Option("--embedder <mode>", "embedder (env AGENTMEM_EMBEDDER, default use)").choices(["hash", "use", "openai"]))
+    .addOption(new Option("--llm <mode>", "chat model (env AGENTMEM_LLM, default none)").choices(["none", "openai"]))
+    .action(async (flags: { data?: string; host?: string; port?: string; embedder?: string; llm?: string }) => {
+      const server = await startServer(loadConfig(flags));
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        server.app.deps.logger.info({ signal }, "shutting down");
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.on("SIGTERM", () => stop("SIGTERM"));
+      process.on("SIGINT", () => stop("SIGINT"));
+    });
+  return program;
+}
+
+/** Runs the CLI; errors print one line and exit non-zero. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await createProgram().parseAsync(argv);
+  } catch (error) {
+    process.stderr.write(`agentmem: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}

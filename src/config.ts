@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { z } from "zod";
+import type { Role } from "./server/principal.js";
+
+/** One API key and what it may do. */
+export interface ApiKey {
+  key: string;
+  tenant: string;
+  role: Role;
+}
+
+/** The server's configuration: read once, validated, frozen. */
+export interface Config {
+  /** LanceDB directory or URI (default `./data`). */
+  readonly data: string;
+  /** Listen address (default 127.0.0.1). Without API keys only loopback is allowed. */
+  readonly host: string;
+  /** Listen port (default 8080). */
+  readonly port: number;
+  /** Embedder (default `use`). */
+  readonly embedder: "hash" | "use" | "openai";
+  /** Chat model (default `none`). */
+  readonly llm: "none" | "openai";
+  readonly apiKeys: readonly ApiKey[];
+  readonly openai: {
+    readonly baseURL?: string;
+    readonly apiKey?: string;
+    /** Chat model name (default `gpt-4o-mini`). */
+    readonly llmModel: string;
+    /** Embedding model name (default `text-embedding-3-small`). */
+    readonly embedModel: string;
+  };
+  /** pino level (default `info`). */
+  readonly logLevel: string;
+  /** Max HTTP request body in bytes (default 8 MiB). */
+  readonly maxBodyBytes: number;
+}
+
+/** Values from command-line flags (undefined = not given). */
+export interface ConfigFlags {
+  data?: string;
+  host?: string;
+  port?: string | number;
+  embedder?: string;
+  llm?: string;
+}
+
+const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
+
+const keySchema = z.object({
+  key: z.string().min(16, "API keys must be at least 16 characters"),
+  tenant: z.string().regex(SCOPE_VALUE, "tenant must be 1–128 characters of [A-Za-z0-9_.:@-]"),
+  role: z.enum(["read", "write", "admin"]),
+});
+
+const configSchema = z.object({
+  data: z.string().min(1),
+  host: z.string().min(1),
+  port: z.coerce.number().int().min(0).max(65535),
+  embedder: z.enum(["hash", "use", "openai"]),
+  llm: z.enum(["none", "openai"]),
+  apiKeys: z.array(keySchema),
+  openai: z.object({
+    baseURL: z.string().url().optional(),
+    apiKey: z.string().optional(),
+    llmModel: z.string().min(1),
+    embedModel: z.string().min(1),
+  }),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  maxBodyBytes: z.coerce.number().int().min(1024),
+});
+
+/** Parses `key:tenant:role,…` (also newline-separated, as in a keys file). */
+export function parseApiKeys(spec: string): ApiKey[] {
+  return spec
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "" && !s.startsWith("#"))
+    .map((entry) => {
+      const [key, tenant, role = "write"] = entry.split(":");
+      return keySchema.parse({ key, tenant, role });
+    });
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
+}
+
+/** Reads flags > env > defaults once and returns a frozen, validated config. */
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const keysFile = env.AGENTMEM_API_KEYS_FILE;
+  const keySpec = [env.AGENTMEM_API_KEYS ?? "", keysFile ? readFileSync(keysFile, "utf8") : ""].join("\n");
+  const parsed = configSchema.safeParse({
+    data: flags.data ?? env.AGENTMEM_DATA ?? "./data",
+    host: flags.host ?? env.AGENTMEM_HOST ?? "127.0.0.1",
+    port: flags.port ?? env.AGENTMEM_PORT ?? 8080,
+    embedder: flags.embedder ?? env.AGENTMEM_EMBEDDER ?? "use",
+    llm: flags.llm ?? env.AGENTMEM_LLM ?? "none",
+    apiKeys: parseApiKeys(keySpec),
+    openai: {
+      baseURL: env.OPENAI_BASE_URL || undefined,
+      apiKey: env.OPENAI_API_KEY || undefined,
+      llmModel: env.AGENTMEM_LLM_MODEL || "gpt-4o-mini",
+      embedModel: env.AGENTMEM_EMBED_MODEL || "text-embedding-3-small",
+    },
+    logLevel: env.AGENTMEM_LOG_LEVEL ?? "info",
+    maxBodyBytes: env.AGENTMEM_MAX_BODY_BYTES ?? 8 * 2 ** 20,
+  });
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`invalid configuration: ${first.path.join(".")}: ${first.message}`);
+  }
+  const config = parsed.data;
+  if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
+    throw new Error(`refusing to listen on ${config.host} without API keys: set AGENTMEM_API_KEYS or bind 127.0.0.1`);
+  }
+  return Object.freeze({ ...config, apiKeys: Object.freeze(config.apiKeys), openai: Object.freeze(config.openai) });
+}

@@ -1,0 +1,23 @@
+// Words that are capitalised for grammar, not because they name someone.
+const NOT_NAMES = new Set(
+  "i i'm i've i'd i'll a an the what when where who whom whose why how which is are was were do does did can could would should will has have had my your his her their our its it this that these those and or but if then in on at of for to from with by about after before did does yes no ok hey hi hello dear".split(
+    " ",
+  ),
+);
+
+/** Capitalised words and runs of them in text that look like names ("Caroline", "New York"). */
+export function extractNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/\b\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)*/gu)) {
+    const words = m[0].split(/\s+/).filter((w) => !NOT_NAMES.has(w.toLowerCase().replace(/['’]s$/, "")));
+    if (words.length > 0) names.add(words.join(" ").replace(/['’]s$/, ""));
+  }
+  return [...names];
+}
+
+/** Share of `names` that occur in the text or entities (case-insensitive), 0..1. */
+export function namesScore(names: readonly string[], text: string, entities: readonly string[] = []): number {
+  if (names.length === 0) return 0;
+  const hay = `${text} ${entities.join(" ")}`.toLowerCase();
+  return names.filter((n) => hay.includes(n.toLowerCase())).length / names.length;
+}

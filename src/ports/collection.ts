@@ -1,0 +1,52 @@
+import type { Condition } from "./condition.js";
+
+/** A row with a stable primary key. */
+export interface Keyed {
+  id: string;
+}
+
+/** A row with its retrieval score: cosine similarity for `nearest`, BM25 for `match`. */
+export interface Scored<T> {
+  row: T;
+  score: number;
+}
+
+/** Options for `find`. */
+export interface FindOptions {
+  /** Max rows (default: all). */
+  limit?: number;
+  /** Skip the vector column when the caller does not need it. */
+  withoutVector?: boolean;
+}
+
+/**
+ * One stored table of a tenant. Writes are upserts by id, grouped by the adapter into shared
+ * commits; an acknowledged write is durable.
+ */
+export interface Collection<T extends Keyed> {
+  /** Inserts or replaces rows by id. */
+  upsert(rows: readonly T[]): Promise<void>;
+  /** Inserts rows whose id is not stored yet; existing ids are left untouched. */
+  insertNew(rows: readonly T[]): Promise<void>;
+  /** Rows by id (any order; missing ids are skipped). */
+  get(ids: readonly string[]): Promise<T[]>;
+  /** Rows matching a condition (unordered). */
+  find(condition: Condition, options?: FindOptions): Promise<T[]>;
+  count(condition: Condition): Promise<number>;
+  /** Nearest rows by cosine similarity among rows matching the condition. */
+  nearest(vector: Float32Array, condition: Condition, limit: number): Promise<Scored<T>[]>;
+  /** BM25 full-text matches among rows matching the condition. */
+  match(text: string, condition: Condition, limit: number): Promise<Scored<T>[]>;
+  /** Deletes matching rows; returns how many went. */
+  delete(condition: Condition): Promise<number>;
+}
+
+/** A collection whose rows can be changed in place, read and written inside the write queue. */
+export interface PatchableCollection<T extends Keyed> extends Collection<T> {
+  /**
+   * Reads the rows with these ids, applies `change` to each (return `undefined` to leave a row
+   * alone) and writes them back in one commit, serialised with every other write of the table so
+   * no concurrent write is lost. Returns the changed rows.
+   */
+  patch(ids: readonly string[], change: (row: T) => T | undefined): Promise<T[]>;
+}

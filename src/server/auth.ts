@@ -1,0 +1,49 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Interceptor } from "@connectrpc/connect";
+import { AgentMemError } from "../core/errors.js";
+import type { ApiKey } from "../config.js";
+import { requiredRole, roleAllows } from "./method-roles.js";
+import { type Principal, principalKey } from "./principal.js";
+
+interface KeyEntry {
+  digest: Buffer;
+  principal: Principal;
+}
+
+/** A short public id for a key: the first 12 hex characters of its SHA-256. */
+export function keyIdOf(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 12);
+}
+
+/**
+ * Resolves `Authorization: Bearer KEY` to a principal and checks the RPC's role. Without keys
+ * configured every caller is a dev-mode admin. Keys are compared as SHA-256 digests in constant
+ * time, against every configured key, and never logged.
+ */
+export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
+  const entries: KeyEntry[] = keys.map((k) => ({
+    digest: createHash("sha256").update(k.key).digest(),
+    principal: { keyId: keyIdOf(k.key), tenant: k.tenant, role: k.role },
+  }));
+  const authenticate = (header: string | null): Principal => {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+    if (!token) throw new AgentMemError("UNAUTHENTICATED", "MISSING_API_KEY", "send an API key as `Authorization: Bearer KEY`");
+    const digest = createHash("sha256").update(token).digest();
+    let found: Principal | null = null;
+    for (const e of entries) if (timingSafeEqual(e.digest, digest)) found = e.principal;
+    if (!found) throw new AgentMemError("UNAUTHENTICATED", "INVALID_API_KEY", "the API key is not valid");
+    return found;
+  };
+  return (next) => async (req) => {
+    const method = `${req.service.typeName}/${req.method.name}`;
+    const need = requiredRole(method);
+    if (need === null) return next(req);
+    const principal: Principal = entries.length === 0 ? { keyId: "dev", tenant: null, role: "admin" } : authenticate(req.header.get("authorization"));
+    if (!roleAllows(principal.role, need)) {
+      throw new AgentMemError("PERMISSION_DENIED", "ROLE_TOO_LOW", `${method} needs the ${need} role; this key has ${principal.role}`);
+    }
+    req.contextValues.set(principalKey, principal);
+    return next(req);
+  };
+}
+

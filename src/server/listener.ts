@@ -1,0 +1,142 @@
+import * as http from "node:http";
+import * as http2 from "node:http2";
+import * as net from "node:net";
+
+/** The HTTP/2 client connection preface (RFC 9113 §3.4): how an h2c prior-knowledge client opens. */
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+/** How long a new connection may stay silent before its protocol is known. */
+const SNIFF_TIMEOUT_MS = 30_000;
+
+/** A request handler that serves both HTTP/1.1 and HTTP/2, such as `connectNodeAdapter(...)`. */
+export type DualHandler = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
+
+/** The subset of a pino logger the listener writes to. */
+export interface ListenerLogger {
+  debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Options for {@link createListener}. */
+export interface ListenerOptions {
+  /** Serves every request, whatever the HTTP version. */
+  handler: DualHandler;
+  /** Receives connection errors and forced shutdowns. Default: no logging. */
+  logger?: ListenerLogger;
+}
+
+/** One TCP port that serves HTTP/1.1 and cleartext HTTP/2 (prior knowledge). */
+export interface Listener {
+  /** Binds host:port (port 0 picks a free port) and resolves with the bound port. */
+  listen(host: string, port: number): Promise<{ port: number }>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`
+   * (default 10 000), then destroys whatever is left. Idle keep-alive connections close at once.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Creates a {@link Listener} that sniffs each connection for the HTTP/2 preface. */
+export function createListener(options: ListenerOptions): Listener {
+  const { handler, logger } = options;
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  const h2Sockets = new Set<net.Socket>();
+  // In-flight HTTP/1.1 responses per socket; a socket absent from this map is idle or undecided.
+  const h1Active = new Map<net.Socket, Set<http.ServerResponse>>();
+  let closing = false;
+  let onDrained: (() => void) | undefined;
+
+  const h1 = http.createServer((req, res) => {
+    const socket = req.socket;
+    const active = h1Active.get(socket) ?? new Set<http.ServerResponse>();
+    h1Active.set(socket, active.add(res));
+    if (closing) res.setHeader("Connection", "close");
+    res.once("close", () => {
+      active.delete(res);
+      if (active.size > 0) return;
+      h1Active.delete(socket);
+      if (closing) socket.end();
+    });
+    handler(req, res);
+  });
+  const h2 = http2.createServer(handler);
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    if (closing) session.close();
+  });
+  h2.on("sessionError", (err) => logger?.warn({ err }, "http2 session error"));
+
+  const tcp = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      h2Sockets.delete(socket);
+      if (sockets.size === 0) onDrained?.();
+    });
+    socket.on("error", (err) => logger?.debug({ err }, "connection error"));
+    // A connection that never says a word must not hold a socket forever.
+    const silent = (): void => void socket.destroy();
+    socket.setTimeout(SNIFF_TIMEOUT_MS, silent);
+    sniff(socket, () => {
+      socket.setTimeout(0);
+      socket.off("timeout", silent);
+    });
+  });
+
+  /** Reads until the first bytes rule the preface in or out, puts them back, and hands off. */
+  function sniff(socket: net.Socket, decided: () => void, seen = Buffer.alloc(0)): void {
+    socket.once("readable", () => {
+      const chunk: Buffer | null = socket.read();
+      if (chunk === null) return sniff(socket, decided, seen);
+      const head = Buffer.concat([seen, chunk]);
+      const n = Math.min(head.length, PREFACE.length);
+      const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
+      if (isH2 && head.length < PREFACE.length) return sniff(socket, decided, head);
+      decided();
+      socket.unshift(head);
+      if (isH2) h2Sockets.add(socket);
+      (isH2 ? h2 : h1).emit("connection", socket);
+    });
+  }
+
+  return {
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        tcp.once("error", reject);
+        tcp.listen(port, host, () => {
+          tcp.off("error", reject);
+          resolve({ port: (tcp.address() as net.AddressInfo).port });
+        });
+      });
+    },
+    async close(graceMs = 10_000) {
+      closing = true;
+      if (tcp.listening) tcp.close();
+      const drained = new Promise<void>((resolve) => {
+        onDrained = resolve;
+        if (sockets.size === 0) resolve();
+      });
+      for (const session of sessions) session.close();
+      for (const socket of sockets) {
+        const active = h1Active.get(socket);
+        if (active === undefined && !h2Sockets.has(socket)) socket.destroy();
+        for (const res of active ?? []) if (!res.headersSent) res.setHeader("Connection", "close");
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      });
+      const timedOut = await Promise.race([drained.then(() => false), expired]);
+      clearTimeout(timer);
+      if (!timedOut) return;
+      logger?.warn({ sockets: sockets.size, graceMs }, "grace period over, destroying connections");
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+      await drained;
+    },
+  };
+}

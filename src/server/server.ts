@@ -1,0 +1,44 @@
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { type App, type AppOverrides, createApp } from "../app.js";
+import type { Config } from "../config.js";
+import { createAuthInterceptor } from "./auth.js";
+import { createErrorInterceptor } from "./error-interceptor.js";
+import { createListener } from "./listener.js";
+
+/** A running server. */
+export interface RunningServer {
+  readonly app: App;
+  readonly port: number;
+  readonly url: string;
+  /** Stops accepting, finishes in-flight requests, flushes queued writes. */
+  close(): Promise<void>;
+}
+
+/** Builds the app and serves it on one port (Connect, gRPC, gRPC-Web; HTTP/1.1 and h2c). */
+export async function startServer(config: Config, overrides: AppOverrides = {}): Promise<RunningServer> {
+  const app = await createApp(config, overrides);
+  const logger = app.deps.logger;
+  const handler = connectNodeAdapter({
+    routes: (router) => app.routes(router),
+    interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],
+    readMaxBytes: config.maxBodyBytes,
+    jsonOptions: { ignoreUnknownFields: false },
+  });
+  const listener = createListener({ handler, logger });
+  const { port } = await listener.listen(config.host, config.port);
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  logger.info(
+    { host: config.host, port, embedder: app.deps.embedder.mode, llm: app.deps.chat.mode, auth: config.apiKeys.length > 0 ? "api-keys" : "dev" },
+    "SERVING",
+  );
+  return {
+    app,
+    port,
+    url: `http://${host}:${port}`,
+    async close() {
+      await listener.close();
+      await app.close();
+      logger.info("stopped");
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Logger } from "pino";
+import type { Store } from "../../ports/store.js";
+
+/** Options for the access tracker. */
+export interface AccessTrackerOptions {
+  /** Flush interval in ms (default 5,000). 0 disables the timer (flush by hand). */
+  intervalMs?: number;
+}
+
+/**
+ * Buffers "this memory was recalled" marks and writes them in one grouped patch per tenant, so
+ * recall never waits for a write. Decay reads `last_accessed_at`, so a few seconds of lag is fine.
+ */
+export class AccessTracker {
+  private pending = new Map<string, Map<string, { at: number; count: number }>>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+    private readonly options: AccessTrackerOptions = {},
+  ) {}
+
+  /** Starts the periodic flush. */
+  start(): void {
+    const ms = this.options.intervalMs ?? 5000;
+    if (ms > 0 && !this.timer) {
+      this.timer = setInterval(() => void this.flush(), ms);
+      this.timer.unref();
+    }
+  }
+
+  /** Marks memories as used at `at` (epoch ms). */
+  touch(tenant: string, ids: readonly string[], at: number): void {
+    let m = this.pending.get(tenant);
+    if (!m) this.pending.set(tenant, (m = new Map()));
+    for (const id of ids) {
+      const e = m.get(id);
+      m.set(id, { at: Math.max(at, e?.at ?? 0), count: (e?.count ?? 0) + 1 });
+    }
+  }
+
+  /** Writes every buffered mark. */
+  async flush(): Promise<void> {
+    const batches = this.pending;
+    this.pending = new Map();
+    for (const [tenant, marks] of batches) {
+      try {
+        const memories = await this.store.memories(tenant);
+        await memories.patch([...marks.keys()], (row) => {
+          const mark = marks.get(row.id);
+          return mark ? { ...row, lastAccessedAt: Math.max(row.lastAccessedAt, mark.at), accessCount: row.accessCount + mark.count } : undefined;
+        });
+      } catch (error) {
+        this.logger.warn({ tenant, err: String(error) }, "access marks not written");
+      }
+    }
+  }
+
+  /** Stops the timer and flushes. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

@@ -1,0 +1,100 @@
+import type {
+  ForgetRequest,
+  GetMemoryRequest,
+  HistoryRequest,
+  ListMemoriesRequest,
+  MemoryHistoryRequest,
+} from "../../gen/agentmem/v1/memory_service_pb.js";
+import { invalidArgument, notFound } from "../../core/errors.js";
+import { checkCount, checkLength, LIMITS } from "../../core/limits.js";
+import type { MemoryRecord } from "../../core/records.js";
+import { inScope, isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
+import { where } from "../../ports/condition.js";
+import { memoryToProto, scopeToProto, ts } from "../convert.js";
+import type { ServiceDeps } from "../deps.js";
+import { decodePageToken, encodePageToken } from "../page-token.js";
+import { replacedBy } from "./recall.js";
+
+const DAY_MS = 86_400_000;
+
+async function findInScope(deps: ServiceDeps, tenant: string, req: { scope?: GetMemoryRequest["scope"]; id: string }): Promise<MemoryRecord> {
+  const key = scopeKey(req.scope);
+  if (req.id === "") throw invalidArgument("id", "ID_REQUIRED", "id is required");
+  checkLength("id", req.id, LIMITS.nameChars);
+  const [row] = await (await deps.store.memories(tenant)).get([req.id]);
+  if (!row || !inScope(key, row)) throw notFound("memory", req.id);
+  return row;
+}
+
+/** GetMemory: one memory, only if it lies in the caller's scope. */
+export async function getMemory(deps: ServiceDeps, tenant: string, req: GetMemoryRequest) {
+  return { memory: memoryToProto(tenant, await findInScope(deps, tenant, req)) };
+}
+
+/** ListMemories: newest first, opaque offset tokens bound to the scope. */
+export async function listMemories(deps: ServiceDeps, tenant: string, req: ListMemoriesRequest) {
+  const key = scopeKey(req.scope);
+  const size = checkCount("page_size", req.pageSize, 50, LIMITS.pageSize);
+  const binding = ["memories", tenant, key.namespace, key.agent, key.session, key.user];
+  const offset = decodePageToken(req.pageToken, binding);
+  const rows = await (await deps.store.memories(tenant)).find(scopeCondition(key), { withoutVector: true });
+  rows.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+  const page = rows.slice(offset, offset + size);
+  const next = offset + size < rows.length ? encodePageToken(offset + size, binding) : "";
+  return { memories: page.map((m) => memoryToProto(tenant, m)), nextPageToken: next };
+}
+
+/** MemoryHistory: the whole supersede chain through a memory, oldest first. */
+export async function memoryHistory(deps: ServiceDeps, tenant: string, req: MemoryHistoryRequest) {
+  const start = await findInScope(deps, tenant, req);
+  const memories = await deps.store.memories(tenant);
+  let newest = start;
+  for (let i = 0; i < 50 && newest.supersededBy; i++) {
+    const [next] = await memories.get([newest.supersededBy]);
+    if (!next) break;
+    newest = next;
+  }
+  const chain = [...(await replacedBy(memories, newest.id)), newest];
+  return { chain: chain.map((m) => memoryToProto(tenant, m)) };
+}
+
+/** Forget: delete memories in a non-global scope; pinned ones survive unless pinned_exempt=false. */
+export async function forget(deps: ServiceDeps, tenant: string, req: ForgetRequest) {
+  const key = scopeKey(req.scope);
+  if (isGlobal(key)) {
+    throw invalidArgument("scope", "GLOBAL_SCOPE", "Forget needs a scope that names a namespace, agent, session or user");
+  }
+  if (req.unusedForDays < 0) throw invalidArgument("unused_for_days", "INVALID_COUNT", "unused_for_days must not be negative");
+  const keepPinned = req.pinnedExempt ?? true;
+  const cutoff = deps.clock.now().getTime() - req.unusedForDays * DAY_MS;
+  const condition = where.and(
+    scopeCondition(key),
+    keepPinned || req.unusedForDays > 0 ? where.eq("pinned", false) : undefined,
+    req.unusedForDays > 0 ? where.lt("last_accessed_at", cutoff) : undefined,
+  );
+  const deleted = await (await deps.store.memories(tenant)).delete(condition);
+  return { deleted: BigInt(deleted) };
+}
+
+/** History: raw transcript turns in scope, oldest first. */
+export async function history(deps: ServiceDeps, tenant: string, req: HistoryRequest) {
+  const key = scopeKey(req.scope);
+  if (req.from < 0) throw invalidArgument("from", "INVALID_COUNT", "from must not be negative");
+  const size = checkCount("size", req.size, 50, LIMITS.pageSize);
+  const rows = await (await deps.store.episodes(tenant)).find(scopeCondition(key), { withoutVector: true });
+  rows.sort((a, b) => a.observedAt - b.observedAt || a.traceNumber - b.traceNumber || a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  return {
+    total: BigInt(rows.length),
+    turns: rows.slice(req.from, req.from + size).map((e) => ({
+      id: e.id,
+      scope: scopeToProto(tenant, e),
+      role: e.role,
+      name: e.name,
+      content: e.content,
+      observedAt: ts(e.observedAt),
+      traceNumber: BigInt(Math.round(e.traceNumber)),
+      parentId: e.parentId,
+      channel: e.channel,
+    })),
+  };
+}

@@ -1,0 +1,85 @@
+import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
+import { contentHash, derivedId, memoryId } from "../../core/ids.js";
+import type { ServiceDeps } from "../deps.js";
+
+/** One validated turn to remember. */
+export interface RememberInput {
+  key: ScopeKey;
+  content: string;
+  role: string;
+  name: string;
+  factType: FactTypeName;
+  pinned: boolean;
+  tags: Record<string, string>;
+  parentId: string;
+  traceNumber: number;
+  /** Epoch ms; already defaulted to now. */
+  observedAt: number;
+  channel: string;
+  importance?: number;
+  emotions?: string[];
+  intent?: string;
+}
+
+/**
+ * Stores turns: each becomes a raw episode and a content-addressed long-term memory (the same
+ * text in the same scope updates its row, keeping when it was created and how often it was used).
+ * All items share one embedding call and one commit per table.
+ */
+export async function rememberAll(deps: ServiceDeps, tenant: string, items: readonly RememberInput[]): Promise<string[]> {
+  if (items.length === 0) return [];
+  const vectors = await deps.embedder.embed(items.map((i) => i.content));
+  const now = deps.clock.now().getTime();
+  const ids = items.map((i) => memoryId(tenant, i.key, i.content));
+  const memories = await deps.store.memories(tenant);
+  const episodes = await deps.store.episodes(tenant);
+  const existing = new Map((await memories.find({ op: "in", column: "id", values: ids }, { withoutVector: true })).map((m) => [m.id, m]));
+  const memoryRows: MemoryRecord[] = items.map((item, i) => {
+    const before = existing.get(ids[i]);
+    return {
+      ...item.key,
+      id: ids[i],
+      text: item.content,
+      factType: item.factType,
+      category: before?.category ?? "",
+      importance: item.importance ?? before?.importance ?? (item.pinned ? 8 : 5),
+      entities: before?.entities ?? [],
+      tags: { ...before?.tags, ...item.tags },
+      pinned: item.pinned || (before?.pinned ?? false),
+      contentHash: contentHash(item.content),
+      vector: vectors[i],
+      sourceIds: [],
+      parentId: item.parentId,
+      createdAt: before?.createdAt ?? now,
+      validFrom: before?.validFrom ?? item.observedAt,
+      validTo: before?.validTo ?? null,
+      supersededBy: before?.supersededBy ?? "",
+      eventDate: before?.eventDate ?? null,
+      lastAccessedAt: Math.max(before?.lastAccessedAt ?? 0, now),
+      accessCount: before?.accessCount ?? 0,
+      channel: item.channel,
+      emotions: item.emotions ?? [],
+      intent: item.intent ?? "",
+      embedModel: deps.embedder.model,
+      role: item.role,
+      name: item.name,
+    };
+  });
+  const episodeRows: EpisodeRecord[] = items.map((item, i) => ({
+    ...item.key,
+    id: derivedId("ep", tenant, item.key.namespace, item.key.agent, item.key.session, item.key.user, item.role, item.content, item.observedAt, item.traceNumber),
+    role: item.role,
+    name: item.name,
+    content: item.content,
+    observedAt: item.observedAt,
+    traceNumber: item.traceNumber,
+    parentId: item.parentId,
+    channel: item.channel,
+    vector: vectors[i],
+    createdAt: now,
+    memoryId: ids[i],
+  }));
+  memoryRows.forEach((m, i) => (m.sourceIds = [episodeRows[i].id]));
+  await Promise.all([episodes.insertNew(episodeRows), memories.upsert(memoryRows)]);
+  return ids;
+}
