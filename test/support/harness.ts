@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DescService } from "@bufbuild/protobuf";
+import { type Client, createClient, createRouterTransport, type Transport } from "@connectrpc/connect";
+import { pino } from "pino";
+import { type App, createApp } from "../../src/app.js";
+import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
+import { loadConfig } from "../../src/config.js";
+import type { ChatModel } from "../../src/ports/chat-model.js";
+import type { Clock } from "../../src/ports/clock.js";
+import type { Embedder } from "../../src/ports/embedder.js";
+import { createAuthInterceptor } from "../../src/server/auth.js";
+import { createErrorInterceptor } from "../../src/server/error-interceptor.js";
+
+/** Options for an in-process test app. */
+export interface TestAppOptions {
+  embedder?: Embedder;
+  chat?: ChatModel;
+  clock?: Clock;
+  /** `AGENTMEM_API_KEYS` value; empty = dev mode. */
+  apiKeys?: string;
+  /** Extra env for loadConfig (e.g. OPENAI_BASE_URL). */
+  env?: Record<string, string>;
+}
+
+/** An app over a real LanceDB in a temp dir, reached through an in-process router transport. */
+export interface TestApp {
+  app: App;
+  dir: string;
+  /** A typed client; `key` sends `Authorization: Bearer key`. */
+  client<S extends DescService>(service: S, key?: string): Client<S>;
+  transport(key?: string): Transport;
+  close(): Promise<void>;
+}
+
+/** Starts a test app (hash embedder unless another is given). */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = await mkdtemp(join(tmpdir(), "agentmem-test-"));
+  const config = loadConfig(
+    { data: dir, embedder: "hash" },
+    { AGENTMEM_API_KEYS: options.apiKeys ?? "", AGENTMEM_LOG_LEVEL: "silent", ...options.env },
+  );
+  const logger = pino({ level: "silent" });
+  const app = await createApp(config, {
+    embedder: options.embedder ?? createHashEmbedder(),
+    chat: options.chat,
+    clock: options.clock,
+    logger,
+  });
+  const transport = (key?: string) =>
+    createRouterTransport((router) => app.routes(router), {
+      router: { interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)] },
+      transport: {
+        interceptors: key
+          ? [
+              (next) => (req) => {
+                req.header.set("authorization", `Bearer ${key}`);
+                return next(req);
+              },
+            ]
+          : [],
+      },
+    });
+  return {
+    app,
+    dir,
+    transport,
+    client: (service, key) => createClient(service, transport(key)),
+    async close() {
+      await app.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
