@@ -47,6 +47,7 @@ export function createListener(options: ListenerOptions): Listener {
   // In-flight HTTP/1.1 responses per socket; a socket absent from this map is idle or undecided.
   const h1Active = new Map<net.Socket, Set<http.ServerResponse>>();
   let closing = false;
+  let closed: Promise<void> | undefined;
   let onDrained: (() => void) | undefined;
 
   const h1 = http.createServer((req, res) => {
@@ -113,30 +114,36 @@ export function createListener(options: ListenerOptions): Listener {
         });
       });
     },
-    async close(graceMs = 10_000) {
-      closing = true;
-      if (tcp.listening) tcp.close();
-      const drained = new Promise<void>((resolve) => {
-        onDrained = resolve;
-        if (sockets.size === 0) resolve();
-      });
-      for (const session of sessions) session.close();
-      for (const socket of sockets) {
-        const active = h1Active.get(socket);
-        if (active === undefined && !h2Sockets.has(socket)) socket.destroy();
-        for (const res of active ?? []) if (!res.headersSent) res.setHeader("Connection", "close");
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), graceMs);
-      });
-      const timedOut = await Promise.race([drained.then(() => false), expired]);
-      clearTimeout(timer);
-      if (!timedOut) return;
-      logger?.warn({ sockets: sockets.size, graceMs }, "grace period over, destroying connections");
-      for (const session of sessions) session.destroy();
-      for (const socket of sockets) socket.destroy();
-      await drained;
+    close(graceMs = 10_000) {
+      closed ??= shutdown(graceMs);
+      return closed;
     },
   };
+
+  /** Stops accepting, drains in-flight requests for up to `graceMs`, then forces the rest. */
+  async function shutdown(graceMs: number): Promise<void> {
+    closing = true;
+    if (tcp.listening) tcp.close();
+    const drained = new Promise<void>((resolve) => {
+      onDrained = resolve;
+      if (sockets.size === 0) resolve();
+    });
+    for (const session of sessions) session.close();
+    for (const socket of sockets) {
+      const active = h1Active.get(socket);
+      if (active === undefined && !h2Sockets.has(socket)) socket.destroy();
+      for (const res of active ?? []) if (!res.headersSent) res.setHeader("Connection", "close");
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), graceMs);
+    });
+    const timedOut = await Promise.race([drained.then(() => false), expired]);
+    clearTimeout(timer);
+    if (!timedOut) return;
+    logger?.warn({ sockets: sockets.size, graceMs }, "grace period over, destroying connections");
+    for (const session of sessions) session.destroy();
+    for (const socket of sockets) socket.destroy();
+    await drained;
+  }
 }
