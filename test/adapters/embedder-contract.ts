@@ -108,7 +108,7 @@ export function runEmbedderContract(name: string, make: () => Promise<Embedder>)
     });
 
     it("answers concurrent calls as if they were sequential", async () => {
-      const sequential = [];
+      const sequential: Float32Array[] = [];
       for (const text of SENTENCES) sequential.push((await embedder.embed([text]))[0]);
       const concurrent = await Promise.all(SENTENCES.map(async (text) => (await embedder.embed([text]))[0]));
       concurrent.forEach((vector, i) => expectSameVector(vector, sequential[i]));

@@ -6,6 +6,8 @@ import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js"
 import { startFakeOpenAI, fakeTokens, type FakeOpenAI } from "../support/fake-openai.js";
 import { cosine, runEmbedderContract } from "./embedder-contract.js";
 
+/** One model instance for the whole file: loading it costs about a second. */
+const use = createUseEmbedder();
 let fake: FakeOpenAI;
 beforeAll(async () => {
   fake = await startFakeOpenAI({ dimension: 48 });
@@ -17,9 +19,8 @@ afterAll(async () => {
 runEmbedderContract("hash", async () => createHashEmbedder());
 
 runEmbedderContract("use", async () => {
-  const embedder = createUseEmbedder();
-  await embedder.warmUp();
-  return embedder;
+  await use.warmUp();
+  return use;
 });
 
 runEmbedderContract("openai (fake server)", async () => {
@@ -38,8 +39,10 @@ describe("hash embedder", () => {
   it("keeps hashing-v1 frozen: stored vectors depend on the exact features", async () => {
     const [vector] = await embedder.embed(["Caroline went to the support group"]);
     const buckets = [...vector.keys()].filter((i) => vector[i] !== 0);
-    expect(buckets).toEqual([43, 69, 70, 106, 126, 176, 178, 185, 231, 236, 241]);
-    expect(vector[43]).toBeCloseTo(-0.3015, 4);
+    // 6 words + 5 bigrams, no collisions: 11 buckets of ±1/sqrt(11).
+    expect(buckets).toEqual([10, 18, 36, 41, 73, 75, 95, 187, 318, 346, 376]);
+    expect(buckets.filter((i) => vector[i] > 0)).toEqual([95]);
+    expect(Math.abs(vector[10])).toBeCloseTo(1 / Math.sqrt(11), 6);
   });
 
   it("ignores case, punctuation and Unicode composition", async () => {
@@ -74,7 +77,7 @@ describe("hash embedder", () => {
 });
 
 describe("use embedder", () => {
-  const embedder = createUseEmbedder();
+  const embedder = use;
 
   it("is Universal Sentence Encoder lite: 512-d, semantic", () => {
     expect(embedder).toMatchObject({ mode: "use", model: "universal-sentence-encoder-lite", dimension: 512, semantic: true });
@@ -121,6 +124,24 @@ describe("openai embedder", () => {
       { model: "fake-embed", input: ["gamma"], encoding_format: "float" },
     ]);
     expect(fake.requests[0].headers.authorization).toBe("Bearer sk-test");
+  });
+
+  it("orders vectors by the answer's index, not by position", async () => {
+    const embedder = createOpenAIEmbedder({ baseURL: fake.baseURL, model: "fake-embed", maxRetries: 0 });
+    const inOrder = await embedder.embed(["alpha", "beta", "gamma"]);
+    fake.setIntercept(async (request) => {
+      if (request.path !== "/v1/embeddings") return undefined;
+      fake.setIntercept(undefined);
+      const response = await fetch(`${fake.baseURL}/embeddings`, { method: "POST", body: JSON.stringify(request.body) });
+      const answer = (await response.json()) as { data: unknown[] };
+      return { status: 200, body: JSON.stringify({ ...answer, data: answer.data.reverse() }) };
+    });
+    try {
+      const shuffled = await embedder.embed(["alpha", "beta", "gamma"]);
+      shuffled.forEach((vector, i) => expect(cosine(vector, inOrder[i])).toBeCloseTo(1, 6));
+    } finally {
+      fake.setIntercept(undefined);
+    }
   });
 
   it("rejects answers of another dimension", async () => {

@@ -3,7 +3,7 @@ import type { Embedder } from "../../ports/embedder.js";
 const DIMENSION = 384;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
-/** Salt mixed into bigram hashes so the bigram "a b" never lands where a unigram does by design. */
+/** Keeps a bigram's feature apart from the features of its two words. */
 const BIGRAM_SALT = 0x9e3779b9;
 /** Texts without a single word get the feature of this reserved "word", so cosine stays defined. */
 const EMPTY_FEATURE = 0x2545f491;
@@ -18,9 +18,9 @@ const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
  * Algorithm, frozen under the name `hashing-v1` because stored vectors depend on it:
  * 1. NFKC-normalise (non-ASCII text only) and lowercase.
  * 2. Words are maximal runs of Unicode letters, digits and combining marks.
- * 3. Each word is hashed with 32-bit FNV-1a over its UTF-16 code units; each pair of adjacent
- *    words gets `fmix32(hash(a) * 31 + hash(b) ^ salt)`. Every feature adds ±1 to one bucket:
- *    the finalised hash picks the bucket (`(h & 0x7fffffff) % 384`) and its top bit the sign.
+ * 3. A word's feature is its 32-bit FNV-1a hash over UTF-16 code units; a pair of adjacent words
+ *    is the feature `(hash(a) * 31 + hash(b)) ^ salt`. Each feature f adds ±1 to one bucket: with
+ *    m = fmix32(f) (MurmurHash3's finaliser), bucket `(m & 0x7fffffff) % 384`, sign m's top bit.
  * 4. Buckets are damped sublinearly (`sign(x) * ln(1 + |x|)`), then the vector is L2-normalised.
  * A text with no words (empty, only punctuation) maps to one fixed unit vector.
  */
