@@ -32,6 +32,8 @@ export interface App {
   readonly store: LanceStore;
   /** Registers every service, health and reflection on a Connect router. */
   routes(router: ConnectRouter): void;
+  /** Health turns NOT_SERVING (first step of a graceful shutdown). */
+  stopServing(): void;
   /** Flushes buffered work and waits for queued writes. */
   close(): Promise<void>;
 }
@@ -61,6 +63,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         [file_agentmem_v1_memory_service, file_agentmem_v1_drift_service, file_agentmem_v1_relational_service, file_agentmem_v1_privacy_service, file_grpc_health_v1_health],
         services.map((s) => s.typeName),
       );
+    },
+    stopServing() {
+      serving = false;
     },
     async close() {
       serving = false;

@@ -36,6 +36,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     port,
     url: `http://${host}:${port}`,
     async close() {
+      app.stopServing();
       await listener.close();
       await app.close();
       logger.info("stopped");
