@@ -3,13 +3,17 @@ import { type App, type AppOverrides, createApp } from "../app.js";
 import type { Config } from "../config.js";
 import { createAuthInterceptor } from "./auth.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
+import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 
 /** A running server. */
 export interface RunningServer {
   readonly app: App;
   readonly port: number;
   readonly url: string;
+  /** The Prometheus registry behind `GET /metrics`. */
+  readonly metrics: Metrics;
   /** Stops accepting, finishes in-flight requests, flushes queued writes. */
   close(): Promise<void>;
 }
@@ -18,12 +22,14 @@ export interface RunningServer {
 export async function startServer(config: Config, overrides: AppOverrides = {}): Promise<RunningServer> {
   const app = await createApp(config, overrides);
   const logger = app.deps.logger;
-  const handler = connectNodeAdapter({
+  const metrics = createMetrics({ store: app.store });
+  const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],
+    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],
     readMaxBytes: config.maxBodyBytes,
     jsonOptions: { ignoreUnknownFields: false },
   });
+  const handler = createHttpRoutes({ api, metrics });
   const listener = createListener({ handler, logger });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -35,6 +41,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     app,
     port,
     url: `http://${host}:${port}`,
+    metrics,
     async close() {
       app.stopServing();
       await listener.close();

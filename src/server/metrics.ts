@@ -1,0 +1,161 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Connection, Table } from "@lancedb/lancedb";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Where the storage gauges read from: the server's open LanceDB connection. */
+export interface MetricsStore {
+  connect(): Promise<Connection>;
+}
+
+/** Options for {@link createMetrics}. */
+export interface MetricsOptions {
+  /** Source of the row and fragment gauges (read at scrape time). Default: no storage gauges. */
+  store?: MetricsStore;
+  /** Also export the Node process metrics (CPU, memory, event loop). Default true. */
+  processMetrics?: boolean;
+}
+
+/** Prometheus metrics of one server: its own registry, so several servers can share a process. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts every RPC by method and final code and times it; put it first in the chain. */
+  readonly interceptor: Interceptor;
+  /** Counts model tokens billed (`embedding`, `chat_prompt`, `chat_completion`). */
+  readonly modelTokens: Counter<"kind">;
+  /** Counts background maintenance runs by task and outcome (`ok` / `error`). */
+  readonly maintenanceRuns: Counter<"task" | "outcome">;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Buckets from 1 ms to 10 s: recall sits at the low end, Process with a model at the high end. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Creates the registry, the RPC interceptor and the storage gauges. */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "agentmem_" });
+  const requests = new Counter({
+    name: "agentmem_rpc_requests_total",
+    help: "RPCs handled, by method (Service/Method) and final code",
+    labelNames: ["method", "code"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "agentmem_rpc_duration_seconds",
+    help: "RPC latency in seconds, by method",
+    labelNames: ["method"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const modelTokens = new Counter({
+    name: "agentmem_model_tokens_total",
+    help: "Model tokens billed by kind (embedding, chat_prompt, chat_completion)",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  const maintenanceRuns = new Counter({
+    name: "agentmem_maintenance_runs_total",
+    help: "Background maintenance runs by task and outcome",
+    labelNames: ["task", "outcome"] as const,
+    registers: [registry],
+  });
+  if (options.store) registerStorageGauges(registry, options.store);
+
+  const interceptor: Interceptor = (next) => async (req) => {
+    const method = `${req.service.typeName}/${req.method.name}`;
+    const stop = latency.startTimer({ method });
+    let code = "ok";
+    try {
+      return await next(req);
+    } catch (error) {
+      code = Code[ConnectError.from(error).code].toLowerCase();
+      throw error;
+    } finally {
+      stop();
+      requests.inc({ method, code });
+    }
+  };
+
+  return {
+    registry,
+    interceptor,
+    modelTokens,
+    maintenanceRuns,
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/**
+ * Rows and fragments per table kind, summed over tenants (no tenant label: `/metrics` is public
+ * and must not list customers; per-tenant figures are in the `Usage` RPC).
+ */
+function registerStorageGauges(registry: Registry, store: MetricsStore): void {
+  const tables = new Map<string, Table>();
+  // prom-client awaits each gauge's collect on scrape; the first starts one scan, the others share it.
+  const collectOnce = (): Promise<void> => once();
+  const rows = new Gauge({
+    name: "agentmem_store_rows",
+    help: "Rows stored, by table kind",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    collect: collectOnce,
+  });
+  const fragments = new Gauge({
+    name: "agentmem_store_fragments",
+    help: "Data fragments, by table kind (compaction folds small ones)",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    collect: collectOnce,
+  });
+  const small = new Gauge({
+    name: "agentmem_store_small_fragments",
+    help: "Uncompacted small fragments, by table kind",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    collect: collectOnce,
+  });
+  const tenants = new Gauge({ name: "agentmem_store_tenants", help: "Tenants with stored tables", registers: [registry], collect: collectOnce });
+
+  let pending: Promise<void> | null = null;
+  const collect = async (): Promise<void> => {
+    const db = await store.connect();
+    const names = await db.tableNames();
+    const sums = new Map<string, { rows: number; fragments: number; small: number }>();
+    const tenantIds = new Set<string>();
+    for (const name of names) {
+      const split = name.indexOf("__");
+      const kind = split > 0 ? name.slice(0, split) : name;
+      if (split > 0) tenantIds.add(name.slice(split + 2));
+      let table = tables.get(name);
+      if (!table) {
+        table = await db.openTable(name);
+        tables.set(name, table);
+      }
+      const stats = await table.stats().catch(() => null);
+      if (!stats) continue;
+      const sum = sums.get(kind) ?? { rows: 0, fragments: 0, small: 0 };
+      sum.rows += stats.numRows;
+      sum.fragments += stats.fragmentStats.numFragments;
+      sum.small += stats.fragmentStats.numSmallFragments;
+      sums.set(kind, sum);
+    }
+    rows.reset();
+    fragments.reset();
+    small.reset();
+    for (const [kind, s] of sums) {
+      rows.set({ table: kind }, s.rows);
+      fragments.set({ table: kind }, s.fragments);
+      small.set({ table: kind }, s.small);
+    }
+    tenants.set(tenantIds.size);
+  };
+  const once = async (): Promise<void> => {
+    pending ??= collect().finally(() => {
+      pending = null;
+    });
+    return pending;
+  };
+}
