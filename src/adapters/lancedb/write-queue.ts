@@ -25,7 +25,8 @@ const RETRYABLE = /retryable|commit conflict|conflict/i;
  */
 export class WriteQueue<P> {
   private readonly tasks: Task<P>[] = [];
-  private running: Promise<void> | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private draining = false;
   private readonly maxGroup: number;
   private readonly attempts: number;
   /** Sizes of the commits made, for metrics. */
@@ -43,15 +44,17 @@ export class WriteQueue<P> {
   submit<R>(group: string | null, payload: P): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.tasks.push({ group, payload, resolve: resolve as (v: unknown) => void, reject });
-      this.running ??= this.drain().finally(() => {
-        this.running = null;
-      });
+      if (!this.draining) {
+        // Set and cleared synchronously with the emptiness check, so no task is ever stranded.
+        this.draining = true;
+        this.running = this.drain();
+      }
     });
   }
 
   /** Resolves when every queued write has finished. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.draining) await this.running;
   }
 
   private async drain(): Promise<void> {
@@ -73,6 +76,7 @@ export class WriteQueue<P> {
         batch.forEach((t) => t.reject(error));
       }
     }
+    this.draining = false;
   }
 
   private async withRetry<R>(fn: () => Promise<R>): Promise<R> {
