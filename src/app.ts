@@ -16,6 +16,7 @@ import { registerReflection } from "./server/reflection.js";
 import type { ServiceDeps } from "./services/deps.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
+import { createRelationalService } from "./services/relational/relational-service.js";
 import { withUnimplemented } from "./services/unimplemented.js";
 
 /** Parts a caller (tests, benches) may supply instead of the configured ones. */
@@ -54,7 +55,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     routes(router) {
       router.service(MemoryService, createMemoryService(deps));
       router.service(DriftService, withUnimplemented(DriftService, {}));
-      router.service(RelationalService, withUnimplemented(RelationalService, {}));
+      router.service(RelationalService, createRelationalService(deps));
       router.service(PrivacyService, withUnimplemented(PrivacyService, {}));
       registerHealth(router, () => (serving ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];

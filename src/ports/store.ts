@@ -1,4 +1,5 @@
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
+import type { RelationRecord, ThirdPartyRecord } from "../core/relational/records.js";
 import type { Collection, PatchableCollection } from "./collection.js";
 
 /** Storage for all tenants. Each tenant's rows live in their own physical tables. */
@@ -7,6 +8,10 @@ export interface Store {
   readonly dimension: number;
   memories(tenant: string): Promise<PatchableCollection<MemoryRecord>>;
   episodes(tenant: string): Promise<Collection<EpisodeRecord>>;
+  /** Relational state, one row per end-user (id = user). */
+  relations(tenant: string): Promise<PatchableCollection<RelationRecord>>;
+  /** People end-users mention, one row per (user, person). */
+  thirdParties(tenant: string): Promise<PatchableCollection<ThirdPartyRecord>>;
   /** Tenants that have tables. */
   tenants(): Promise<string[]>;
   /** Waits for queued writes, then releases resources. */

@@ -1,13 +1,16 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
+import type { RelationRecord, ThirdPartyRecord } from "../../core/relational/records.js";
 import { AgentMemError } from "../../core/errors.js";
 import type { Keyed } from "../../ports/collection.js";
 import type { Store } from "../../ports/store.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { type Codec, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
+import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
+import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
 
 /** Options for the LanceDB store. */
 export interface LanceStoreOptions {
@@ -47,6 +50,14 @@ const EPISODES: TableKind<EpisodeRecord> = {
   scalarIndexes: ["user"],
 };
 
+const RELATIONS: TableKind<RelationRecord> = { name: "relations", schema: relationSchema, codec: relationCodec };
+const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
+  name: "third_parties",
+  schema: thirdPartySchema,
+  codec: thirdPartyCodec,
+  scalarIndexes: ["user"],
+};
+
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
@@ -64,6 +75,14 @@ export class LanceStore implements Store {
 
   episodes(tenant: string): Promise<LanceCollection<EpisodeRecord>> {
     return this.collection(tenant, EPISODES);
+  }
+
+  relations(tenant: string): Promise<LanceCollection<RelationRecord>> {
+    return this.collection(tenant, RELATIONS);
+  }
+
+  thirdParties(tenant: string): Promise<LanceCollection<ThirdPartyRecord>> {
+    return this.collection(tenant, THIRD_PARTIES);
   }
 
   async tenants(): Promise<string[]> {

@@ -1,0 +1,119 @@
+import { AgentMemError } from "../../core/errors.js";
+import type { Detection } from "../../core/relational/detector.js";
+import { detect } from "../../core/relational/detector.js";
+import { applyInteraction } from "../../core/relational/dynamics.js";
+import { extractMentions } from "../../core/relational/mentions.js";
+import { buildSystemPrompt } from "../../core/relational/prompt.js";
+import type { RelationRecord } from "../../core/relational/records.js";
+import { newRelation, relationBias, type Tone, toneFor } from "../../core/relational/state.js";
+import type { ServiceDeps } from "../deps.js";
+import { rememberAll } from "../memory/remember.js";
+import { effectiveAt, readRelation, updateRelation } from "./relation-rows.js";
+import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
+import type { ProcessInput } from "./requests.js";
+import { recordMentions } from "./third-parties.js";
+
+/** Everything one Process turn produced. */
+export interface ProcessResult {
+  reply: string;
+  relevant: RelevantMemory[];
+  totalStored: number;
+  relation: RelationRecord;
+  detection: Detection;
+  tone: Tone;
+  relationBias: number;
+  systemPrompt: string;
+  memoryId: string;
+}
+
+/** Importance of the stored interaction (1–10, drives recall salience): crises and feelings weigh more. */
+function importanceOf(d: Detection): number {
+  if (d.crisis) return 9;
+  return d.emotions.length > 0 ? 6 : 5;
+}
+
+/** The stored interaction text; without a generated reply only the user's words are known. */
+export function interactionText(message: string, reply: string): string {
+  return reply === "" ? `User: ${message}` : `User: ${message}\nAssistant: ${reply}`;
+}
+
+async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: string, message: string): Promise<string> {
+  if (!deps.chat.available) return "";
+  try {
+    const answer = await deps.chat.complete({
+      tenant,
+      messages: [
+        { role: "system", content: systemPrompt },
+        { role: "user", content: message },
+      ],
+    });
+    return answer.content.trim();
+  } catch (error) {
+    // The relation is already updated; a failed model degrades to the offline answer (empty reply
+    // plus the system prompt) instead of failing a turn the caller could not safely retry.
+    if (!(error instanceof AgentMemError)) throw error;
+    deps.logger.warn({ tenant, reason: error.reason }, "process: chat model failed; returning the system prompt only");
+    return "";
+  }
+}
+
+/**
+ * One chat turn (Humane's process()): detect → retrieve the top-k memories of this end-user →
+ * update the relation (atomically, at `at`) → build the context and system prompt → reply with
+ * the chat model if one is configured → store the interaction as one memory and count mentions.
+ */
+export async function processTurn(deps: ServiceDeps, tenant: string, input: ProcessInput): Promise<ProcessResult> {
+  const now = deps.clock.now().getTime();
+  const user = input.key.user;
+  // Fail fast (before any work) on a replay into the past; the update re-checks atomically.
+  const at = effectiveAt((await readRelation(deps, tenant, user)) ?? newRelation(user), input.at, now);
+  const detection = detect(input.message);
+  const [vector] = await deps.embedder.embed([input.message]);
+  const relevant = await relevantMemories(deps, tenant, input.key, vector, {
+    k: input.k,
+    minSimilarity: input.minSimilarity,
+    at: input.at,
+  });
+  const relation = await updateRelation(deps, tenant, user, (row) =>
+    applyInteraction(row, detection, effectiveAt(row, input.at, now)),
+  );
+  const tone = toneFor(relation.grudge);
+  const bias = relationBias(relation);
+  const systemPrompt = buildSystemPrompt({
+    state: relation,
+    relationBias: bias,
+    tone,
+    emotions: detection.emotions,
+    intent: detection.intent,
+    crisis: detection.crisis,
+    shouting: detection.shouting,
+    interactionCount: relation.interactionCount,
+    memories: relevant.map((r) => ({ text: r.memory.text, at: r.memory.validFrom, similarity: r.similarity })),
+  });
+  const reply = await generateReply(deps, tenant, systemPrompt, input.message);
+  const storedAt = relation.lastSeen ?? at;
+  const [[memoryId]] = await Promise.all([
+    rememberAll(deps, tenant, [
+      {
+        key: input.key,
+        content: interactionText(input.message, reply),
+        role: "user",
+        name: "",
+        factType: "event",
+        pinned: false,
+        tags: { kind: "interaction" },
+        parentId: "",
+        traceNumber: relation.interactionCount,
+        observedAt: storedAt,
+        channel: input.channel,
+        importance: importanceOf(detection),
+        emotions: detection.emotions,
+        intent: detection.intent,
+      },
+    ]),
+    recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
+  ]);
+  deps.access.touch(tenant, relevant.map((r) => r.memory.id), now);
+  const totalStored = await (await deps.store.memories(tenant)).count(memoriesOfUser(input.key));
+  return { reply, relevant, totalStored, relation, detection, tone, relationBias: bias, systemPrompt, memoryId };
+}
