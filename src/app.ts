@@ -14,6 +14,7 @@ import type { Embedder } from "./ports/embedder.js";
 import { registerHealth } from "./server/health.js";
 import { registerReflection } from "./server/reflection.js";
 import type { ServiceDeps } from "./services/deps.js";
+import { createDriftService } from "./services/drift/drift-service.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
 import { createRelationalService } from "./services/relational/relational-service.js";
@@ -54,7 +55,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     store,
     routes(router) {
       router.service(MemoryService, createMemoryService(deps));
-      router.service(DriftService, withUnimplemented(DriftService, {}));
+      router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));
       router.service(PrivacyService, withUnimplemented(PrivacyService, {}));
       registerHealth(router, () => (serving ? "SERVING" : "NOT_SERVING"));

@@ -1,5 +1,7 @@
+import type { AnchorRecord } from "../core/drift/anchor-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../core/relational/records.js";
+import type { UsageRecord } from "../core/usage/usage-record.js";
 import type { Collection, PatchableCollection } from "./collection.js";
 
 /** Storage for all tenants. Each tenant's rows live in their own physical tables. */
@@ -8,6 +10,12 @@ export interface Store {
   readonly dimension: number;
   memories(tenant: string): Promise<PatchableCollection<MemoryRecord>>;
   episodes(tenant: string): Promise<Collection<EpisodeRecord>>;
+  /** Drift anchors, one row per scope. */
+  anchors(tenant: string): Promise<PatchableCollection<AnchorRecord>>;
+  /** Provider usage counters (running totals). */
+  usage(tenant: string): Promise<PatchableCollection<UsageRecord>>;
+  /** Bytes on disk of all the tenant's tables. */
+  bytesOnDisk(tenant: string): Promise<number>;
   /** Relational state, one row per end-user (id = user). */
   relations(tenant: string): Promise<PatchableCollection<RelationRecord>>;
   /** People end-users mention, one row per (user, person). */

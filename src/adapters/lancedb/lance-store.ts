@@ -1,16 +1,21 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
+import type { AnchorRecord } from "../../core/drift/anchor-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../../core/relational/records.js";
+import type { UsageRecord } from "../../core/usage/usage-record.js";
 import { AgentMemError } from "../../core/errors.js";
 import type { Keyed } from "../../ports/collection.js";
 import type { Store } from "../../ports/store.js";
+import { anchorCodec, anchorSchema } from "./anchor-codec.js";
+import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { type Codec, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
 import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
+import { usageCodec, usageSchema } from "./usage-codec.js";
 
 /** Options for the LanceDB store. */
 export interface LanceStoreOptions {
@@ -50,6 +55,9 @@ const EPISODES: TableKind<EpisodeRecord> = {
   scalarIndexes: ["user"],
 };
 
+const ANCHORS: TableKind<AnchorRecord> = { name: "anchors", schema: anchorSchema, codec: anchorCodec };
+const USAGE: TableKind<UsageRecord> = { name: "usage", schema: usageSchema, codec: usageCodec };
+
 const RELATIONS: TableKind<RelationRecord> = { name: "relations", schema: relationSchema, codec: relationCodec };
 const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   name: "third_parties",
@@ -83,6 +91,24 @@ export class LanceStore implements Store {
 
   thirdParties(tenant: string): Promise<LanceCollection<ThirdPartyRecord>> {
     return this.collection(tenant, THIRD_PARTIES);
+  }
+
+  anchors(tenant: string): Promise<LanceCollection<AnchorRecord>> {
+    return this.collection(tenant, ANCHORS);
+  }
+
+  usage(tenant: string): Promise<LanceCollection<UsageRecord>> {
+    return this.collection(tenant, USAGE);
+  }
+
+  /** Bytes on disk of every table of the tenant (see `tableBytes`). */
+  async bytesOnDisk(tenant: string): Promise<number> {
+    const db = await this.connect();
+    const suffix = `__${encodeTenant(tenant)}`;
+    const names = (await db.tableNames()).filter((n) => n.endsWith(suffix) && !n.slice(0, -suffix.length).includes("__"));
+    let total = 0;
+    for (const name of names) total += await tableBytes(db, this.options.uri, name);
+    return total;
   }
 
   async tenants(): Promise<string[]> {
