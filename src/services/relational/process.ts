@@ -68,15 +68,15 @@ export async function processTurn(deps: ServiceDeps, tenant: string, input: Proc
   // Fail fast (before any work) on a replay into the past; the update re-checks atomically.
   const at = effectiveAt((await readRelation(deps, tenant, user)) ?? newRelation(user), input.at, now);
   const detection = detect(input.message);
-  const [vector] = await deps.embedder.embed([input.message]);
-  const relevant = await relevantMemories(deps, tenant, input.key, vector, {
-    k: input.k,
-    minSimilarity: input.minSimilarity,
-    at: input.at,
-  });
-  const relation = await updateRelation(deps, tenant, user, (row) =>
-    applyInteraction(row, detection, effectiveAt(row, input.at, now)),
-  );
+  // Retrieval and the state update do not depend on each other: run them side by side.
+  const retrieve = async () => {
+    const [vector] = await deps.embedder.embed([input.message]);
+    return relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at });
+  };
+  const [relevant, relation] = await Promise.all([
+    retrieve(),
+    updateRelation(deps, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
+  ]);
   const tone = toneFor(relation.grudge);
   const bias = relationBias(relation);
   const systemPrompt = buildSystemPrompt({
