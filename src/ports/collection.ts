@@ -46,7 +46,8 @@ export interface PatchableCollection<T extends Keyed> extends Collection<T> {
   /**
    * Reads the rows with these ids, applies `change` to each (return `undefined` to leave a row
    * alone) and writes them back in one commit, serialised with every other write of the table so
-   * no concurrent write is lost. Returns the changed rows.
+   * no concurrent write is lost. Rows in `insert` are upserted in the same commit, so a change
+   * and the rows it depends on land together or not at all. Returns the changed rows.
    */
-  patch(ids: readonly string[], change: (row: T) => T | undefined): Promise<T[]>;
+  patch(ids: readonly string[], change: (row: T) => T | undefined, insert?: readonly T[]): Promise<T[]>;
 }

@@ -1,4 +1,5 @@
 import type { AnchorRecord } from "../core/drift/anchor-record.js";
+import type { ProfileRecord } from "../core/profile-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../core/relational/records.js";
 import type { UsageRecord } from "../core/usage/usage-record.js";
@@ -20,6 +21,8 @@ export interface Store {
   relations(tenant: string): Promise<PatchableCollection<RelationRecord>>;
   /** People end-users mention, one row per (user, person). */
   thirdParties(tenant: string): Promise<PatchableCollection<ThirdPartyRecord>>;
+  /** The ~120-word end-user profiles, one row per (namespace, agent, user). */
+  profiles(tenant: string): Promise<PatchableCollection<ProfileRecord>>;
   /** Tenants that have tables. */
   tenants(): Promise<string[]>;
   /** Waits for queued writes, then releases resources. */

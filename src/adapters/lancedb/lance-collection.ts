@@ -18,7 +18,7 @@ export interface Codec<T> {
 type WritePayload<T> =
   | { rows: readonly T[] }
   | { condition: Condition }
-  | { ids: readonly string[]; change: (row: T) => T | undefined };
+  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] };
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
 function lastById<T extends Keyed>(rows: readonly T[]): T[] {
@@ -61,8 +61,8 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.queue.submit(null, { condition });
   }
 
-  patch(ids: readonly string[], change: (row: T) => T | undefined): Promise<T[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change });
+  patch(ids: readonly string[], change: (row: T) => T | undefined, insert: readonly T[] = []): Promise<T[]> {
+    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert });
   }
 
   async get(ids: readonly string[]): Promise<T[]> {
@@ -113,10 +113,12 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
     if (group === null && "ids" in payloads[0]) {
-      const { ids, change } = payloads[0];
+      const { ids, change, insert = [] } = payloads[0];
       const changed = (await this.get(ids)).map(change).filter((r): r is T => r !== undefined);
-      if (changed.length > 0) {
-        await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(changed.map((r) => this.codec.toRow(r)));
+      // Rows to insert ride in the same commit as the change, so both land or neither does.
+      const written = lastById([...insert, ...changed]);
+      if (written.length > 0) {
+        await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(written.map((r) => this.codec.toRow(r)));
       }
       return [changed];
     }

@@ -1,6 +1,7 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import type { AnchorRecord } from "../../core/drift/anchor-record.js";
+import type { ProfileRecord } from "../../core/profile-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../../core/relational/records.js";
 import type { UsageRecord } from "../../core/usage/usage-record.js";
@@ -12,6 +13,7 @@ import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { type Codec, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
+import { profileCodec, profileSchema } from "./profile-codec.js";
 import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
@@ -55,6 +57,7 @@ const EPISODES: TableKind<EpisodeRecord> = {
   scalarIndexes: ["user"],
 };
 
+const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSchema, codec: profileCodec };
 const ANCHORS: TableKind<AnchorRecord> = { name: "anchors", schema: anchorSchema, codec: anchorCodec };
 const USAGE: TableKind<UsageRecord> = { name: "usage", schema: usageSchema, codec: usageCodec };
 
@@ -91,6 +94,10 @@ export class LanceStore implements Store {
 
   thirdParties(tenant: string): Promise<LanceCollection<ThirdPartyRecord>> {
     return this.collection(tenant, THIRD_PARTIES);
+  }
+
+  profiles(tenant: string): Promise<LanceCollection<ProfileRecord>> {
+    return this.collection(tenant, PROFILES);
   }
 
   anchors(tenant: string): Promise<LanceCollection<AnchorRecord>> {

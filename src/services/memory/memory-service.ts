@@ -7,6 +7,7 @@ import { resolveTenant } from "../../server/principal.js";
 import { factTypeToProto, memoryToProto, strengthToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { withUnimplemented } from "../unimplemented.js";
+import { createFactHandlers, rememberInferred } from "./fact-handlers.js";
 import { forget, getMemory, history, listMemories, memoryHistory } from "./queries.js";
 import { recall } from "./recall.js";
 import { rememberAll } from "./remember.js";
@@ -15,10 +16,12 @@ import { recallInput, rememberInput } from "./requests.js";
 /** The MemoryService handlers (proto ↔ domain). */
 export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof MemoryService> {
   return withUnimplemented(MemoryService, {
+    ...createFactHandlers(deps),
+
     async remember(req, ctx) {
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
       const input = rememberInput(req, deps.clock.now().getTime());
-      if (req.infer) throw invalidArgument("infer", "INFER_NOT_AVAILABLE", "infer=true needs the fact extractor, which this build does not include yet");
+      if (req.infer) return rememberInferred(deps, tenant, req, input);
       const [memoryId] = await rememberAll(deps, tenant, [input]);
       return { memoryId };
     },

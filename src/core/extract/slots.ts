@@ -1,0 +1,151 @@
+import nlp from "compromise";
+import { capitaliseI, expandContractions } from "./first-person.js";
+
+/**
+ * Slot detection for the offline extractor's supersede rule. A slot is a single-valued attribute
+ * of a person: where they live, where they work, their job, their relationship status, their
+ * name. A new fact that gives the speaker's slot a different value replaces the stored fact that
+ * holds the old value ("I just moved from London to Paris" replaces "Maya lives in London").
+ * Detection is by English patterns on the fact text (first or third person), so it also reads
+ * facts written by the LLM extractor or stored by Remember.
+ */
+
+/** The slots the offline extractor tracks. */
+export type SlotName = "lives_in" | "works_at" | "job" | "relationship" | "name";
+
+/** A slot value found in a text, with the subject it belongs to. */
+export interface SlotValue {
+  slot: SlotName;
+  /** Normalised value ("london", "st thomas", "married"). */
+  value: string;
+  /** The subject as written ("I", "Maya", "the user"). */
+  subject: string;
+}
+
+// A phrase value: up to six words, stopping at a connector or punctuation.
+const STOP = "for|and|with|because|since|but|so|in|on|at|as|last|this|next|from|to|after|before|when|where|who|which|while|until|now|today|yesterday|then|though|although|if|by|where";
+const PHRASE = `((?:the\\s+|an?\\s+)?[\\p{L}\\p{N}'’&.-]+(?:\\s+(?!(?:${STOP})\\b)[\\p{L}\\p{N}'’&.-]+){0,5})`;
+const PLACE = `((?:the\\s+)?\\p{Lu}[\\p{L}'’.-]*(?:\\s+(?:of\\s+|de\\s+)?\\p{Lu}[\\p{L}'’.-]*){0,4})`;
+
+const OCCUPATIONS =
+  "nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|psychologist|teacher|professor|lecturer|tutor|student|engineer|developer|programmer|designer|architect|manager|analyst|scientist|researcher|consultant|accountant|lawyer|attorney|solicitor|paralegal|chef|cook|baker|waiter|waitress|barista|bartender|pilot|driver|mechanic|electrician|plumber|carpenter|builder|farmer|journalist|writer|author|editor|photographer|artist|painter|musician|singer|actor|actress|dancer|firefighter|paramedic|police officer|officer|soldier|veterinarian|vet|librarian|cashier|clerk|receptionist|secretary|salesperson|recruiter|banker|economist|entrepreneur|founder|freelancer|intern|nanny|caregiver|social worker|cleaner|janitor|technician|administrator|coordinator|director|executive|ceo|cto|cfo|product manager|data scientist|data engineer|software engineer|web developer";
+const OCCUPATION_PHRASE = `((?:[\\p{L}-]+\\s+){0,2}?(?:${OCCUPATIONS}))\\b`;
+
+interface Pattern {
+  slot: SlotName;
+  re: RegExp;
+  /** Fixed value for status patterns (e.g. "broke up" → single). */
+  value?: string;
+  /** Narrows the raw value; null rejects the match. */
+  refine?: (raw: string) => string | null;
+}
+
+/** A lower-case place counts when compromise knows it as a place ("london", "new york"). */
+function knownPlace(raw: string): string | null {
+  const [place] = nlp(raw).places().out("array") as string[];
+  return place ? place.replace(/[.,!?;:]+$/, "") : null;
+}
+
+const PATTERNS: Pattern[] = [
+  { slot: "lives_in", re: new RegExp(`\\b(?:lives?|living|resides?|residing|(?:is|am|are)\\s+(?:now\\s+)?(?:based|staying|settled))\\s+(?:now\\s+)?(?:in|near)\\s+${PLACE}`, "gu") },
+  { slot: "lives_in", re: new RegExp(`\\b(?:lives?|living|resides?|residing|(?:is|am|are)\\s+(?:now\\s+)?(?:based|staying|settled))\\s+(?:now\\s+)?(?:in|near)\\s+(\\p{Ll}[\\p{L}'’.-]*(?:\\s+\\p{Ll}[\\p{L}'’.-]*)?)(?![\\p{L}])`, "gu"), refine: knownPlace },
+  { slot: "lives_in", re: new RegExp(`\\b(?:moved|moves?|moving|relocated|relocates?|relocating)\\s+(?:back\\s+|house\\s+)?(?:from\\s+${PLACE}\\s+)?(?:to|into)\\s+${PLACE}`, "gu") },
+  { slot: "works_at", re: new RegExp(`\\b(?:works?|working)\\s+(?:as\\s+(?:an?\\s+)?[\\p{L}\\s-]{2,40}?\\s+)?(?:at|for)\\s+${PHRASE}`, "giu") },
+  { slot: "works_at", re: new RegExp(`\\b(?:job|position|role)\\s+(?:as\\s+(?:an?\\s+)?[\\p{L}\\s-]{2,40}?\\s+)?(?:at|with)\\s+${PHRASE}`, "giu") },
+  { slot: "works_at", re: new RegExp(`\\b(?:joined|joins|joining|employed\\s+(?:at|by)|hired\\s+(?:at|by)|started\\s+(?:working\\s+)?at)\\s+${PLACE}`, "gu") },
+  { slot: "job", re: new RegExp(`\\b(?:works?|working|job|hired|employed)\\s+as\\s+(?:an?\\s+|the\\s+)?${PHRASE}`, "giu") },
+  { slot: "job", re: new RegExp(`\\b(?:is|am|are|became|becomes|become|promoted\\s+to)\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)${OCCUPATION_PHRASE}`, "giu") },
+  { slot: "relationship", re: /\b(?:is|am|are|got|recently|just|now)\s+(?:now\s+|recently\s+|just\s+|officially\s+)?(single|married|engaged|divorced|separated|widowed)\b/giu },
+  { slot: "relationship", re: /\b(?:broke|broken|splits?|split)\s+up\b/giu, value: "single" },
+  { slot: "relationship", re: /\b(?:is|am|are)\s+(?:now\s+)?(?:in\s+a\s+relationship|dating|seeing\s+someone)\b/giu, value: "in a relationship" },
+  { slot: "name", re: /\b(?:name\s+is|goes\s+by|go\s+by|is\s+called|am\s+called|changed\s+(?:her|his|their|my)\s+name\s+to)\s+(\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*){0,2})/gu },
+  { slot: "name", re: /\bcall\s+me\s+(\p{Lu}[\p{L}'’-]*)/gu },
+];
+
+// The subject right before a slot verb, allowing helper words in between ("I just", "Maya has now", "I got a new").
+const SUBJECT_BEFORE = new RegExp(
+  `(\\bI|\\b[Mm]y|\\b[Tt]he user|\\b\\p{Lu}[\\p{L}-]*(?:\\s+\\p{Lu}[\\p{L}-]*)?)(?:['’]s)?\\s+(?:(?:just|now|recently|finally|currently|also|still|officially|actually|really|has|have|had|is|am|are|was|will|got|get|gets|started|start|starts|landed|found|took|accepted|a|an|the|new|dream|first|full-time|part-time|been)\\s+)*$`,
+  "u",
+);
+const POSSESSIVE_NAME = /(\b[Mm]y|\b\p{Lu}[\p{L}-]*['’]s)\s+$/u;
+const CLAUSE = /[.;!?]+\s+|\n+/;
+
+function normaliseValue(raw: string): string {
+  return raw
+    .toLowerCase()
+    .replace(/['’]s?$/u, "")
+    .replace(/^(?:the|an?)\s+/, "")
+    .replace(/[.,'’]+$/u, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Every slot value stated in a text, each with its subject (or "" when the subject is someone unnamed). */
+export function findSlots(text: string): SlotValue[] {
+  const out: SlotValue[] = [];
+  for (const clause of expandContractions(capitaliseI(text)).split(CLAUSE)) {
+    const hits: { index: number; pattern: Pattern; value: string; nameSubject?: string }[] = [];
+    for (const pattern of PATTERNS) {
+      for (const m of clause.matchAll(pattern.re)) {
+        const matched = pattern.value ?? m[m.length - 1] ?? "";
+        const raw = pattern.refine && matched !== "" ? pattern.refine(matched) : matched;
+        if (raw === null || raw === "") continue;
+        let nameSubject: string | undefined;
+        if (pattern.slot === "name" && m[0].toLowerCase().startsWith("name")) {
+          // "my name is X" / "Maya's name is X": the possessor is the subject.
+          const owner = POSSESSIVE_NAME.exec(clause.slice(0, m.index));
+          if (!owner) continue;
+          nameSubject = owner[1].toLowerCase() === "my" ? "I" : owner[1].replace(/['’]s$/u, "");
+        } else if (pattern.slot === "name" && m[0].toLowerCase().startsWith("call")) {
+          nameSubject = "I";
+        }
+        hits.push({ index: m.index ?? 0, pattern, value: normaliseValue(raw), nameSubject });
+      }
+    }
+    hits.sort((a, b) => a.index - b.index);
+    let lastSubject = "";
+    for (const h of hits) {
+      let subject = h.nameSubject ?? "";
+      if (!h.nameSubject) {
+        const before = clause.slice(0, h.index);
+        const direct = SUBJECT_BEFORE.exec(before);
+        if (direct) subject = /^my$/i.test(direct[1]) ? "I" : direct[1];
+        else if (lastSubject !== "" && /\b(?:and|but|then|so|for|to)\s+(?:\S+\s+){0,4}$/i.test(before)) subject = lastSubject;
+        else subject = "";
+      }
+      // "We got married": the speaker's own relationship status.
+      if (h.pattern.slot === "relationship" && /^we$/i.test(subject)) subject = "I";
+      if (subject !== "") lastSubject = subject;
+      if (h.value !== "") out.push({ slot: h.pattern.slot, value: h.value, subject });
+    }
+  }
+  return out;
+}
+
+/** True when `subject` is the speaker: "I", "the user", or one of their names (case-insensitive). */
+export function isSelf(subject: string, selfNames: readonly string[]): boolean {
+  const s = subject.trim().toLowerCase();
+  if (s === "") return false;
+  if (s === "i" || s === "the user" || s === "user") return true;
+  return selfNames.some((n) => n.trim().toLowerCase() === s);
+}
+
+/** Two values of a slot agree when equal or one contains the other ("paris" / "paris, france"). */
+export function sameValue(a: string, b: string): boolean {
+  return a === b || a.includes(b) || b.includes(a);
+}
+
+/**
+ * The slots where `next` gives the speaker a new value that `stored` contradicts: non-empty means
+ * `next` supersedes `stored`. Only the speaker's own slots count, never someone else's.
+ */
+export function conflictingSlots(next: readonly SlotValue[], stored: readonly SlotValue[], selfNames: readonly string[]): SlotName[] {
+  const mine = (values: readonly SlotValue[]) => values.filter((v) => isSelf(v.subject, selfNames));
+  const oldValues = mine(stored);
+  const conflicts = new Set<SlotName>();
+  for (const n of mine(next)) {
+    const olds = oldValues.filter((o) => o.slot === n.slot);
+    if (olds.length > 0 && olds.every((o) => !sameValue(o.value, n.value))) conflicts.add(n.slot);
+  }
+  return [...conflicts];
+}

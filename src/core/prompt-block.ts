@@ -1,0 +1,88 @@
+import { formatLongDate } from "./extract/dates.js";
+
+/** Longest raw message kept on one block line, in characters. */
+export const MESSAGE_LINE_CHARS = 600;
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/** `Profile so far: …` — the block's first line. */
+export function profileLine(profile: string): string {
+  return `Profile so far: ${oneLine(profile)}`;
+}
+
+/** `(January 14, 2025) <text>`, plus ` [outdated as of March 02, 2026]` for a closed row. */
+export function factLine(recordedAt: number, text: string, closedAt: number | null): string {
+  const line = `(${formatLongDate(recordedAt)}) ${oneLine(text)}`;
+  return closedAt === null ? line : `${line} [outdated as of ${formatLongDate(closedAt)}]`;
+}
+
+/** `(March 02, 2026) [message] Maya: <content>` — a raw transcript turn, cut to 600 characters. */
+export function messageLine(observedAt: number, speaker: string, content: string): string {
+  const text = oneLine(content);
+  const cut = text.length > MESSAGE_LINE_CHARS ? `${text.slice(0, MESSAGE_LINE_CHARS - 1)}…` : text;
+  return `(${formatLongDate(observedAt)}) [message] ${speaker}: ${cut}`;
+}
+
+/** One candidate for the block: its lines in order, and a shorter fallback when they do not all fit. */
+export interface BlockUnit<R> {
+  row: R;
+  lines: string[];
+  /** Lines to try when `lines` do not fit (e.g. the fact without its history). */
+  fallback?: string[];
+}
+
+/** The filled block. */
+export interface FilledBlock<R> {
+  block: string;
+  /** The units that went in, in block order, with the lines each contributed. */
+  included: { row: R; lines: string[] }[];
+  profileIncluded: boolean;
+  tokens: number;
+}
+
+/**
+ * Fills a block within `budget` tokens: the profile line first (when it fits), then units in the
+ * given (relevance) order; a unit that does not fit is tried with its fallback, else skipped.
+ * The final count is taken over the whole block text, and never exceeds the budget.
+ */
+export function fillBlock<R>(
+  profile: string,
+  units: readonly BlockUnit<R>[],
+  budget: number,
+  countTokens: (text: string) => number,
+): FilledBlock<R> {
+  const lines: string[] = [];
+  let used = 0;
+  const cost = (line: string) => countTokens(lines.length === 0 ? line : `\n${line}`);
+  const tryAdd = (candidate: readonly string[]): boolean => {
+    let extra = 0;
+    const before = lines.length;
+    for (const line of candidate) {
+      extra += cost(line);
+      lines.push(line);
+    }
+    if (used + extra <= budget) {
+      used += extra;
+      return true;
+    }
+    lines.length = before;
+    return false;
+  };
+  const profileIncluded = profile.trim() !== "" && tryAdd([profileLine(profile)]);
+  const included: { row: R; lines: string[] }[] = [];
+  for (const unit of units) {
+    if (tryAdd(unit.lines)) included.push({ row: unit.row, lines: unit.lines });
+    else if (unit.fallback && tryAdd(unit.fallback)) included.push({ row: unit.row, lines: unit.fallback });
+  }
+  // Token counts of parts can differ from the count of the joined text; drop from the end if so.
+  let block = lines.join("\n");
+  let tokens = countTokens(block);
+  while (tokens > budget && included.length > 0) {
+    const last = included.pop();
+    lines.length -= last?.lines.length ?? 0;
+    block = lines.join("\n");
+    tokens = countTokens(block);
+  }
+  if (tokens > budget) return { block: "", included: [], profileIncluded: false, tokens: 0 };
+  return { block, included, profileIncluded, tokens };
+}
