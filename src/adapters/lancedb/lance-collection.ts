@@ -3,6 +3,9 @@ import type { FindOptions, Keyed, PatchableCollection, Scored } from "../../port
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import { renderCondition } from "./filter.js";
+import type { CommittedRow, HotRows } from "./hot-rows.js";
+import type { PartitionHit } from "./partition.js";
+import { pinnedIds, pinnedValue, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** How a record maps to and from a LanceDB row. */
@@ -15,10 +18,18 @@ export interface Codec<T> {
   textColumn?: string;
 }
 
+/** Optional in-memory serving of reads pinned to one partition (see `HotRows`). */
+export interface HotRowsBinding {
+  rows: HotRows;
+  /** The column whose equality pins a partition (e.g. `user`). */
+  partitionColumn: string;
+}
+
 type WritePayload<T> =
   | { rows: readonly T[] }
   | { condition: Condition }
-  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] };
+  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] }
+  | { exclusive: (table: Table) => Promise<unknown> };
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
 function lastById<T extends Keyed>(rows: readonly T[]): T[] {
@@ -32,7 +43,11 @@ function ftsQuery(text: string): string {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).join(" ").slice(0, 4096);
 }
 
-/** A `Collection` over one LanceDB table with a grouped write queue. */
+/**
+ * A `Collection` over one LanceDB table with a grouped write queue. With a hot-row binding, reads
+ * whose condition pins one partition (`user = …`) are answered from memory — flat cosine scan,
+ * in-memory BM25 with the index's analyzer, the same filter semantics — and writes update it.
+ */
 export class LanceCollection<T extends Keyed> implements PatchableCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
 
@@ -40,6 +55,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     private readonly table: Table,
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
+    private readonly hot?: HotRowsBinding,
   ) {
     this.queue = new WriteQueue((group, payloads) => this.commit(group, payloads));
   }
@@ -47,6 +63,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   /** Commit sizes so far (tasks per commit), for metrics and benches. */
   get groupSizes(): readonly number[] {
     return this.queue.groupSizes;
+  }
+
+  /** The underlying LanceDB table (for maintenance). */
+  get lanceTable(): Table {
+    return this.table;
   }
 
   upsert(rows: readonly T[]): Promise<void> {
@@ -71,6 +92,65 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   }
 
   async find(condition: Condition, options: FindOptions = {}): Promise<T[]> {
+    const withVector = !options.withoutVector;
+    const partition = await this.partitionFor(condition, withVector ? "vectors" : "rows");
+    if (partition) return partition.filter(rowFilter(condition), options.limit).map((h) => this.decode(h, withVector));
+    const ids = this.hot && (!withVector || this.hot.rows.servesVectors) ? pinnedIds(condition) : undefined;
+    if (!ids || !this.hot || options.limit !== undefined) return this.engineFind(condition, options);
+    // Lookups by id: rows held in memory are current, so only the others go to the engine.
+    const { hits, missing } = await this.hot.rows.byIds([...new Set(ids)]);
+    const keep = rowFilter(condition);
+    const found = hits.filter((h) => keep(h.row)).map((h) => this.decode(h, withVector));
+    return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
+  }
+
+  async count(condition: Condition): Promise<number> {
+    const partition = await this.partitionFor(condition, "rows");
+    if (partition) return partition.count(rowFilter(condition));
+    return this.table.countRows(renderCondition(condition));
+  }
+
+  async nearest(vector: Float32Array, condition: Condition, limit: number): Promise<Scored<T>[]> {
+    const column = this.codec.vectorColumn;
+    if (!column) throw new Error("collection has no vector column");
+    const partition = await this.partitionFor(condition, "vectors");
+    if (partition) return partition.nearest(vector, rowFilter(condition), limit).map((h) => ({ row: this.decode(h, true), score: h.score }));
+    let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
+    const sql = renderCondition(condition);
+    if (sql) q = q.where(sql);
+    // A filter that pins a partition selects few rows: an exact scan of them beats an ANN index
+    // (which could also return fewer than `limit` rows after filtering).
+    if (this.hot && pinnedValue(condition, this.hot.partitionColumn) !== undefined) q = q.bypassVectorIndex();
+    const rows = (await q.toArray()) as Record<string, unknown>[];
+    return rows.map((r) => ({ row: this.codec.fromRow(r), score: 1 - Number(r._distance) }));
+  }
+
+  async match(text: string, condition: Condition, limit: number): Promise<Scored<T>[]> {
+    const query = ftsQuery(text);
+    if (!this.codec.textColumn || query === "") return [];
+    const partition = await this.partitionFor(condition, "match");
+    if (partition) return partition.match(query, rowFilter(condition), limit).map((h) => ({ row: this.decode(h, true), score: h.score }));
+    let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
+    const sql = renderCondition(condition);
+    if (sql) q = q.where(sql);
+    const rows = (await q.toArray()) as Record<string, unknown>[];
+    return rows.map((r) => ({ row: this.codec.fromRow(r), score: Number(r._score) }));
+  }
+
+  /**
+   * Runs `work` on the engine table with no other write of this collection in between (erasure,
+   * maintenance). Writes it makes bypass the hot rows, which drop what they cached on seeing them.
+   */
+  exclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
+    return this.queue.submit(null, { exclusive: work });
+  }
+
+  /** Resolves when queued writes are durable. */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async engineFind(condition: Condition, options: FindOptions = {}): Promise<T[]> {
     let q = this.table.query();
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
@@ -82,43 +162,61 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return rows.map((r) => this.codec.fromRow(r));
   }
 
-  async count(condition: Condition): Promise<number> {
-    return this.table.countRows(renderCondition(condition));
+  /** The cached partition a condition pins, if it can serve `need`; `undefined` → ask the engine. */
+  private async partitionFor(condition: Condition, need: "rows" | "vectors" | "match") {
+    if (!this.hot) return undefined;
+    const key = pinnedValue(condition, this.hot.partitionColumn);
+    if (typeof key !== "string") return undefined;
+    if ((need === "vectors" && !this.hot.rows.servesVectors) || (need === "match" && !this.hot.rows.servesMatch)) return undefined;
+    const partition = await this.hot.rows.partition(key);
+    if (!partition) this.hot.rows.bypassed();
+    return partition;
   }
 
-  async nearest(vector: Float32Array, condition: Condition, limit: number): Promise<Scored<T>[]> {
+  /** A record from a cached row (fresh objects each time, so callers may mutate what they get). */
+  private decode(hit: PartitionHit, withVector: boolean): T {
     const column = this.codec.vectorColumn;
-    if (!column) throw new Error("collection has no vector column");
-    let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
-    const sql = renderCondition(condition);
-    if (sql) q = q.where(sql);
-    const rows = (await q.toArray()) as Record<string, unknown>[];
-    return rows.map((r) => ({ row: this.codec.fromRow(r), score: 1 - Number(r._distance) }));
+    const row: Record<string, unknown> = { ...hit.row };
+    for (const [k, v] of Object.entries(row)) if (Array.isArray(v)) row[k] = [...(v as unknown[])];
+    if (column) row[column] = withVector ? hit.vector : new Float32Array(0);
+    return this.codec.fromRow(row);
   }
 
-  async match(text: string, condition: Condition, limit: number): Promise<Scored<T>[]> {
-    const query = ftsQuery(text);
-    if (!this.codec.textColumn || query === "") return [];
-    let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
-    const sql = renderCondition(condition);
-    if (sql) q = q.where(sql);
-    const rows = (await q.toArray()) as Record<string, unknown>[];
-    return rows.map((r) => ({ row: this.codec.fromRow(r), score: Number(r._score) }));
+  /** A written record as the cache holds it (the stored row minus the vector). */
+  private committedRow(record: T): CommittedRow {
+    const row = this.codec.toRow(record);
+    const column = this.codec.vectorColumn;
+    const vector = column ? Float32Array.from(row[column] as ArrayLike<number>) : new Float32Array(0);
+    if (column) delete row[column];
+    return { id: record.id, row, vector };
   }
 
-  /** Resolves when queued writes are durable. */
-  idle(): Promise<void> {
-    return this.queue.idle();
+  /** Runs one engine write, telling the hot rows when it starts and what it committed. */
+  private async tracked<R extends { version: number }>(write: () => Promise<R>, applied: (version: number) => void): Promise<R> {
+    const rows = this.hot?.rows;
+    rows?.beginCommit();
+    let result: R;
+    try {
+      result = await write();
+    } catch (error) {
+      rows?.failed();
+      throw error;
+    }
+    if (rows) applied(result.version);
+    return result;
   }
 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
+    const hot = this.hot?.rows;
+    if (group === null && "exclusive" in payloads[0]) return [await payloads[0].exclusive(this.table)];
     if (group === null && "ids" in payloads[0]) {
       const { ids, change, insert = [] } = payloads[0];
       const changed = (await this.get(ids)).map(change).filter((r): r is T => r !== undefined);
       // Rows to insert ride in the same commit as the change, so both land or neither does.
       const written = lastById([...insert, ...changed]);
       if (written.length > 0) {
-        await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(written.map((r) => this.codec.toRow(r)));
+        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(written.map((r) => this.codec.toRow(r)));
+        await this.tracked(merge, (v) => hot?.committed(v, written.map((r) => this.committedRow(r)), "upsert"));
       }
       return [changed];
     }
@@ -126,16 +224,21 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       const { condition } = payloads[0] as { condition: Condition };
       const sql = renderCondition(condition) ?? "TRUE";
       const before = await this.table.countRows(sql);
-      if (before > 0) await this.table.delete(sql);
+      if (before > 0) {
+        const key = this.hot ? pinnedValue(condition, this.hot.partitionColumn) : undefined;
+        await this.tracked(() => this.table.delete(sql), (v) => hot?.deleted(v, key === undefined ? undefined : String(key)));
+      }
       return [before];
     }
-    const rows = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows)).map((r) =>
-      this.codec.toRow(r),
-    );
+    const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
+    const mode = group === "upsert" ? "upsert" : "insertNew";
     const merge = this.table.mergeInsert("id");
-    const builder = group === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
-    await builder.execute(rows);
-    this.onCommit(rows.length);
+    const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
+    await this.tracked(
+      () => builder.execute(records.map((r) => this.codec.toRow(r))),
+      (v) => hot?.committed(v, records.map((r) => this.committedRow(r)), mode),
+    );
+    this.onCommit(records.length);
     return payloads.map(() => undefined);
   }
 }

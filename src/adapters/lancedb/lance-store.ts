@@ -11,7 +11,9 @@ import type { Store } from "../../ports/store.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
 import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
-import { type Codec, LanceCollection } from "./lance-collection.js";
+import { CacheBudget, type CacheCounters } from "./cache-budget.js";
+import { defaultAnalyzer, HotRows } from "./hot-rows.js";
+import { type Codec, type HotRowsBinding, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
 import { profileCodec, profileSchema } from "./profile-codec.js";
 import { relationCodec, relationSchema } from "./relation-codec.js";
@@ -33,6 +35,8 @@ export interface LanceStoreOptions {
   metadataCacheBytes?: number;
   /** Called after each commit with the table kind and row count. */
   onCommit?: (kind: string, rows: number) => void;
+  /** Byte budget of the in-memory hot-row cache over all tables (default 256 MiB; 0 turns it off). */
+  hotRowsBytes?: number;
 }
 
 /** A table kind: its name prefix, schema, codec and the indexes it needs. */
@@ -42,6 +46,10 @@ export interface TableKind<T extends Keyed> {
   codec: Codec<T>;
   /** Columns that get a scalar (btree) index. */
   scalarIndexes?: readonly string[];
+  /** Reads pinned to one value of this column are served from the hot-row cache (see `HotRows`). */
+  partitionColumn?: string;
+  /** The hot-row cache also holds vectors (default true). */
+  hotVectors?: boolean;
 }
 
 const MEMORIES: TableKind<MemoryRecord> = {
@@ -49,12 +57,15 @@ const MEMORIES: TableKind<MemoryRecord> = {
   schema: memorySchema,
   codec: memoryCodec,
   scalarIndexes: ["user"],
+  partitionColumn: "user",
 };
 const EPISODES: TableKind<EpisodeRecord> = {
   name: "episodes",
   schema: episodeSchema,
   codec: episodeCodec,
   scalarIndexes: ["user"],
+  partitionColumn: "user",
+  hotVectors: false,
 };
 
 const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSchema, codec: profileCodec };
@@ -73,8 +84,16 @@ const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly collections = new Map<string, Promise<LanceCollection<Keyed>>>();
+  private readonly budget: CacheBudget;
 
-  constructor(private readonly options: LanceStoreOptions) {}
+  constructor(private readonly options: LanceStoreOptions) {
+    this.budget = new CacheBudget(options.hotRowsBytes ?? 256 * 2 ** 20);
+  }
+
+  /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
+  get cacheCounters(): Readonly<CacheCounters> {
+    return this.budget.counters;
+  }
 
   get dimension(): number {
     return this.options.dimension;
@@ -172,7 +191,16 @@ export class LanceStore implements Store {
       : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows));
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind));
+  }
+
+  private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
+    const { partitionColumn } = kind;
+    const { vectorColumn, textColumn } = kind.codec;
+    if (!partitionColumn || !vectorColumn || this.budget.maxBytes <= 0) return undefined;
+    const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches });
+    return { rows, partitionColumn };
   }
 
   private async checkDimension(table: lancedb.Table, column: string): Promise<void> {

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** One JSON log line of the server. */
+export type LogLine = Record<string, unknown> & { msg?: string; time?: number };
+
+/** A server child process started by a bench. */
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Every JSON log line so far. */
+  readonly logs: LogLine[];
+  /** Milliseconds from spawn to the `SERVING` log line. */
+  readonly startMillis: number;
+  /** Resident set size now, in MiB (from /proc). */
+  rssMiB(): number;
+  /** Resolves with the first log line (after `fromIndex`) that `match` accepts. */
+  waitForLog(match: (line: LogLine) => boolean, timeoutMs: number, fromIndex?: number): Promise<LogLine>;
+  stop(): Promise<void>;
+}
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Options for `startServerProcess`. */
+export interface ServerProcessOptions {
+  data: string;
+  /** Extra environment (e.g. AGENTMEM_MAINTENANCE_SECONDS). */
+  env?: Record<string, string>;
+  /** Run the built CLI (`bin/agentmem.js`, needs `npm run build`) instead of the sources via tsx (default false). */
+  built?: boolean;
+}
+
+/** Spawns `agentmem serve --embedder hash` on a free port and waits for `SERVING`. */
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const port = await freePort();
+  const cli = options.built ? [join(ROOT, "bin", "agentmem.js")] : ["--import", "tsx", join(ROOT, "bench", "support", "serve.ts")];
+  const started = performance.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
+    { cwd: ROOT, env: { ...process.env, LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const logs: LogLine[] = [];
+  const waiters: { match: (l: LogLine) => boolean; from: number; resolve: (l: LogLine) => void }[] = [];
+  let buffer = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const text = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        logs.push(JSON.parse(text) as LogLine);
+      } catch {
+        continue;
+      }
+      for (const w of [...waiters]) {
+        const i = logs.length - 1;
+        if (i >= w.from && w.match(logs[i])) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(logs[i]);
+        }
+      }
+    }
+  });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (c: string) => (stderr = (stderr + c).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const waitForLog = (match: (l: LogLine) => boolean, timeoutMs: number, fromIndex = 0) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const found = logs.slice(fromIndex).find(match);
+      if (found) return resolve(found);
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stderr: ${stderr}`)), timeoutMs);
+      waiters.push({ match, from: fromIndex, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
+    });
+  await waitForLog((l) => l.msg === "SERVING", 60_000);
+  const startMillis = performance.now() - started;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    logs,
+    startMillis,
+    rssMiB: () => rssMiB(child.pid ?? 0),
+    waitForLog,
+    async stop() {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resident set size of a process in MiB, from /proc (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 1024);
+}

@@ -1,0 +1,79 @@
+/** One cached partition as the budget sees it. */
+interface Entry {
+  bytes: number;
+  evict: () => void;
+}
+
+/** Counters of the hot-row cache, for logs and metrics (monotonic unless noted). */
+export interface CacheCounters {
+  /** Reads answered from memory. */
+  hits: number;
+  /** Partitions loaded from the engine. */
+  loads: number;
+  /** Milliseconds spent loading partitions. */
+  loadMillis: number;
+  /** Reads sent to the engine (no pinned partition, partition too large, or raced a change). */
+  bypasses: number;
+  /** Times a table's cached partitions were dropped because of a version this process did not write. */
+  invalidations: number;
+  /** Partitions evicted to stay within the byte budget. */
+  evictions: number;
+  /** Gauge: partitions held now. */
+  partitions: number;
+  /** Gauge: estimated bytes held now. */
+  bytes: number;
+}
+
+/**
+ * The process-wide byte budget of the hot-row cache: least-recently-used partitions (across all
+ * tables and tenants) are evicted when the estimated total passes `maxBytes`.
+ */
+export class CacheBudget {
+  private readonly entries = new Map<string, Entry>();
+  private total = 0;
+  readonly counters: CacheCounters = { hits: 0, loads: 0, loadMillis: 0, bypasses: 0, invalidations: 0, evictions: 0, partitions: 0, bytes: 0 };
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Marks an entry as just used (inserting it) with its current size, then evicts over budget. */
+  touch(key: string, bytes: number, evict: () => void): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.total -= old.bytes;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, { bytes, evict });
+    this.total += bytes;
+    while (this.total > this.maxBytes && this.entries.size > 1) {
+      const [oldest, entry] = this.entries.entries().next().value as [string, Entry];
+      if (oldest === key) break;
+      this.forget(oldest);
+      entry.evict();
+      this.counters.evictions++;
+    }
+    this.publish();
+  }
+
+  /** Updates an entry's size without changing its recency. */
+  resize(key: string, bytes: number): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.total += bytes - e.bytes;
+    e.bytes = bytes;
+    this.publish();
+  }
+
+  /** Drops an entry (its owner already let go of it). */
+  forget(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.total -= e.bytes;
+    this.entries.delete(key);
+    this.publish();
+  }
+
+  private publish(): void {
+    this.counters.partitions = this.entries.size;
+    this.counters.bytes = this.total;
+  }
+}

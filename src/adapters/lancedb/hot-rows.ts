@@ -1,0 +1,272 @@
+import type { Table } from "@lancedb/lancedb";
+import type { CacheBudget } from "./cache-budget.js";
+import { renderCondition } from "./filter.js";
+import { Partition, type PartitionHit } from "./partition.js";
+import type { ColumnRow } from "./row-filter.js";
+import { where } from "../../ports/condition.js";
+
+/** What the cache needs to know about its table. */
+export interface HotRowsOptions {
+  table: Table;
+  /** Unique name of the table in this process (budget key prefix). */
+  name: string;
+  /** The column whose equality selects a partition (e.g. `user`). */
+  partitionColumn: string;
+  vectorColumn: string;
+  textColumn?: string;
+  budget: CacheBudget;
+  /** Hold vectors, so `nearest` and reads with vectors are served (default true). */
+  vectors?: boolean;
+  /** The table's full-text index uses the analyzer `fts-terms.ts` mirrors, so `match` is served (default false). */
+  analyzerMatches?: boolean;
+  /** Partitions with more rows than this are served by the engine (default 50,000). */
+  maxRowsPerPartition?: number;
+}
+
+/** A row write already committed at `version`, to apply to cached partitions. */
+export interface CommittedRow {
+  id: string;
+  row: ColumnRow;
+  vector: Float32Array;
+}
+
+/** `upsert` replaces rows by id; `insertNew` adds only ids not held yet. */
+export type WriteMode = "upsert" | "insertNew";
+
+function apply(p: Partition, rows: readonly CommittedRow[], mode: WriteMode): void {
+  for (const r of rows) if (mode === "upsert" || !p.has(r.id)) p.put(r.id, r.row, r.vector);
+}
+
+interface Loading {
+  /** Writes committed while the load ran; re-applied after it (both modes are idempotent). */
+  pending: { rows: readonly CommittedRow[]; mode: WriteMode }[];
+  dead: boolean;
+}
+
+/**
+ * The hot-row cache of one table: whole partitions (all rows of one end-user) loaded on first
+ * use and kept current by the writes this process commits (write-through). Every read first
+ * compares the table's version with the versions this process wrote; any other version (another
+ * process, maintenance, a direct engine write) drops the table's partitions, so a read never sees
+ * data older than the engine would show it.
+ */
+export class HotRows {
+  private readonly partitions = new Map<string, Partition>();
+  private readonly loading = new Map<string, Loading>();
+  private readonly tooLarge = new Set<string>();
+  private readonly localVersions = new Set<number>();
+  private version: number | null = null;
+  private inFlight = 0;
+  private settled: Promise<void> = Promise.resolve();
+  private settle: () => void = () => {};
+  private readonly maxRows: number;
+
+  constructor(private readonly options: HotRowsOptions) {
+    this.maxRows = options.maxRowsPerPartition ?? 50_000;
+  }
+
+  /** Vectors are held: `nearest` and reads that need vectors can be served. */
+  get servesVectors(): boolean {
+    return this.options.vectors ?? true;
+  }
+
+  /** In-memory BM25 agrees with the table's full-text index. */
+  get servesMatch(): boolean {
+    return (this.options.analyzerMatches ?? false) && this.options.textColumn !== undefined;
+  }
+
+  /** The cached partition for `key`, loading it if needed; `undefined` → use the engine. */
+  async partition(key: string): Promise<Partition | undefined> {
+    await this.sync();
+    const cached = this.partitions.get(key);
+    if (cached) {
+      this.options.budget.counters.hits++;
+      this.options.budget.touch(this.budgetKey(key), cached.bytes, () => this.partitions.delete(key));
+      return cached;
+    }
+    if (this.tooLarge.has(key)) return undefined;
+    return this.load(key);
+  }
+
+  /** Rows with these ids found in cached partitions (current as of now), and the ids not found there. */
+  async byIds(ids: readonly string[]): Promise<{ hits: PartitionHit[]; missing: string[] }> {
+    await this.sync();
+    const hits: PartitionHit[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      let hit: PartitionHit | undefined;
+      for (const p of this.partitions.values()) if ((hit = p.get(id))) break;
+      if (hit) hits.push(hit);
+      else missing.push(id);
+    }
+    return { hits, missing };
+  }
+
+  /** Marks a commit as started; pair with `committed` or `failed`. Reads that see its version wait for it. */
+  beginCommit(): void {
+    if (this.inFlight++ === 0) this.settled = new Promise((r) => (this.settle = r));
+  }
+
+  /** Records a committed version of this process and applies its row writes (`insertNew` keeps existing ids). */
+  committed(version: number, rows: readonly CommittedRow[], mode: WriteMode): void {
+    this.localVersions.add(version);
+    const byKey = new Map<string, CommittedRow[]>();
+    for (const r of rows) {
+      const key = String(r.row[this.options.partitionColumn]);
+      byKey.set(key, [...(byKey.get(key) ?? []), r]);
+    }
+    for (const [key, group] of byKey) {
+      const p = this.partitions.get(key);
+      if (p) {
+        apply(p, group, mode);
+        this.options.budget.resize(this.budgetKey(key), p.bytes);
+      }
+      this.loading.get(key)?.pending.push({ rows: group, mode });
+    }
+    this.endCommit();
+  }
+
+  /** Records a committed delete: drops the partitions it may touch (`key` when the delete pinned one). */
+  deleted(version: number, key: string | undefined): void {
+    this.localVersions.add(version);
+    if (key === undefined) this.dropAll();
+    else this.drop(key);
+    this.endCommit();
+  }
+
+  /** Counts a read that went to the engine although it pinned a partition. */
+  bypassed(): void {
+    this.options.budget.counters.bypasses++;
+  }
+
+  /** A commit failed (or changed nothing): nothing to apply. */
+  failed(): void {
+    this.endCommit();
+  }
+
+  /** Drops every cached partition of this table. */
+  dropAll(): void {
+    for (const key of [...this.partitions.keys()]) this.drop(key);
+    for (const l of this.loading.values()) l.dead = true;
+    this.tooLarge.clear();
+  }
+
+  private drop(key: string): void {
+    this.partitions.delete(key);
+    this.options.budget.forget(this.budgetKey(key));
+    const l = this.loading.get(key);
+    if (l) l.dead = true;
+  }
+
+  private endCommit(): void {
+    if (--this.inFlight === 0) this.settle();
+  }
+
+  private budgetKey(key: string): string {
+    return `${this.options.name}\u0000${key}`;
+  }
+
+  /** Brings the cache to the table's current version; unexplained versions drop it. */
+  private async sync(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.options.table.version();
+      if (this.version === null || current <= this.version) {
+        this.version = Math.max(this.version ?? current, current);
+        return;
+      }
+      let explained = true;
+      for (let v = this.version + 1; v <= current; v++) if (!this.localVersions.has(v)) explained = false;
+      if (!explained && this.inFlight > 0 && attempt === 0) {
+        await this.settled;
+        continue;
+      }
+      if (!explained) {
+        this.dropAll();
+        this.options.budget.counters.invalidations++;
+      }
+      for (const v of this.localVersions) if (v <= current) this.localVersions.delete(v);
+      this.version = current;
+      return;
+    }
+  }
+
+  private dimensionOf: number | undefined;
+
+  private async dimension(): Promise<number> {
+    if (this.dimensionOf === undefined) {
+      const field = (await this.options.table.schema()).fields.find((f) => f.name === this.options.vectorColumn);
+      this.dimensionOf = (field?.type as { listSize?: number } | undefined)?.listSize ?? 0;
+    }
+    return this.dimensionOf;
+  }
+
+  private async load(key: string): Promise<Partition | undefined> {
+    const state: Loading = { pending: [], dead: false };
+    this.loading.set(key, state);
+    const started = performance.now();
+    try {
+      const filter = renderCondition(where.eq(this.options.partitionColumn, key)) ?? "";
+      let query = this.options.table.query().where(filter).limit(this.maxRows + 1);
+      if (!this.servesVectors) {
+        const fields = (await this.options.table.schema()).fields.map((f) => f.name);
+        query = query.select(fields.filter((f) => f !== this.options.vectorColumn));
+      }
+      const table = await query.toArrow();
+      if (table.numRows > this.maxRows) {
+        this.tooLarge.add(key);
+        return undefined;
+      }
+      const dimension = this.servesVectors ? await this.dimension() : 0;
+      const p = new Partition(dimension, this.options.textColumn, table.numRows);
+      // An empty result may come without a schema: take the columns from the table.
+      const schema = table.numRows > 0 ? table.schema : await this.options.table.schema();
+      const columns = schema.fields.map((f) => f.name).filter((n) => n !== this.options.vectorColumn);
+      const vectors = table.getChild(this.options.vectorColumn);
+      const cells = columns.map((c) => table.getChild(c));
+      for (let i = 0; i < table.numRows; i++) {
+        const row: Record<string, unknown> = {};
+        columns.forEach((c, j) => (row[c] = plain(cells[j]?.get(i))));
+        p.put(String(row.id), row, dimension > 0 ? (vectors?.get(i) as { toArray(): Float32Array }).toArray() : EMPTY);
+      }
+      this.options.budget.counters.loads++;
+      this.options.budget.counters.loadMillis += performance.now() - started;
+      if (state.dead) return undefined;
+      for (const w of state.pending) apply(p, w.rows, w.mode);
+      this.partitions.set(key, p);
+      this.options.budget.touch(this.budgetKey(key), p.bytes, () => this.partitions.delete(key));
+      return p;
+    } finally {
+      this.loading.delete(key);
+    }
+  }
+}
+
+const EMPTY = new Float32Array(0);
+
+/** The analyzer settings of LanceDB's default FTS index, which `fts-terms.ts` reproduces. */
+const DEFAULT_ANALYZER: Record<string, unknown> = {
+  base_tokenizer: "simple",
+  language: "English",
+  lower_case: true,
+  stem: true,
+  remove_stop_words: true,
+  ascii_folding: true,
+  max_token_length: 40,
+  custom_stop_words: null,
+};
+
+/** True when the table's FTS index on `column` uses the default analyzer (so in-memory BM25 sees the same terms). */
+export async function defaultAnalyzer(table: Table, column: string): Promise<boolean> {
+  const index = (await table.listIndices()).find((i) => i.indexType === "FTS" && i.columns.includes(column));
+  const details = (index as { indexDetails?: Record<string, unknown> } | undefined)?.indexDetails;
+  if (!details) return false;
+  return Object.entries(DEFAULT_ANALYZER).every(([k, v]) => (details[k] ?? null) === v);
+}
+
+/** An Arrow cell as a plain JS value (lists → arrays). */
+function plain(value: unknown): unknown {
+  if (value !== null && typeof value === "object" && "toArray" in value) {
+    return Array.from((value as { toArray(): ArrayLike<unknown> }).toArray());
+  }
+  return value ?? null;
+}

@@ -1,0 +1,153 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { ftsTerms } from "../../src/adapters/lancedb/fts-terms.js";
+import type { MemoryRecord } from "../../src/core/records.js";
+import { type Condition, where } from "../../src/ports/condition.js";
+
+const DIM = 8;
+const dirs: string[] = [];
+const stores: LanceStore[] = [];
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "agentmem-hot-"));
+  dirs.push(dir);
+  return dir;
+}
+function open(dir: string, hotRowsBytes?: number): LanceStore {
+  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes });
+  stores.push(s);
+  return s;
+}
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+/** A memory row; the vector is a deterministic function of `seed`. */
+function memory(id: string, user: string, text: string, seed: number, extra: Partial<MemoryRecord> = {}): MemoryRecord {
+  const vector = Float32Array.from({ length: DIM }, (_, i) => Math.sin(seed * 7.1 + i * 1.3));
+  return {
+    id, namespace: "", agent: "", session: "", user, text, factType: "semantic", category: "", importance: 5, entities: [],
+    tags: {}, pinned: false, contentHash: "", vector, sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null,
+    supersededBy: "", eventDate: null, lastAccessedAt: 1, accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t",
+    role: "user", name: "", ...extra,
+  };
+}
+
+const TEXTS = [
+  "My sister Anna is running the Berlin marathon in April",
+  "We talked about the dogs and their walks",
+  "The café near the station serves great coffee",
+  "I'm being careful with my knee after the surgery",
+  "Dinner plans: pasta, wine, and a movie about running dogs",
+  "Their flight to Tokyo was delayed; they were tired",
+  "Tom's birthday party is on Saturday at 7pm",
+  "This is it: the theirs and the ours of things",
+];
+
+function rows(user: string, n: number): MemoryRecord[] {
+  return Array.from({ length: n }, (_, i) =>
+    memory(`${user}-${i}`, user, `${TEXTS[i % TEXTS.length]} #${i}`, i, {
+      validTo: i % 5 === 4 ? 2 : null,
+      tags: i % 3 === 0 ? { topic: "health" } : {},
+      factType: i % 4 === 0 ? "preference" : "semantic",
+      eventDate: i % 2 === 0 ? 100 + i : null,
+    }),
+  );
+}
+
+const ids = (hits: { row: MemoryRecord }[]) => hits.map((h) => h.row.id).sort();
+
+describe("hot-row cache", () => {
+  it("analyses text exactly as LanceDB's default full-text index does", async () => {
+    const dir = await freshDir();
+    const cold = await open(dir, 0).memories("t");
+    const hot = await open(dir).memories("t");
+    await cold.upsert(rows("u", 16));
+    for (const q of ["running", "runs", "dog", "the", "theirs", "being", "cafe", "café", "knee surgery", "Tom", "7pm", "were tired", "walk"]) {
+      const engine = await cold.match(q, where.eq("user", "u"), 100);
+      const memory = await hot.match(q, where.eq("user", "u"), 100);
+      expect(ids(memory), q).toEqual(ids(engine));
+    }
+    expect(ftsTerms("The Runners' dogs, being tired")).toEqual(["runner", "dog", "tire"]);
+  });
+
+  it("answers nearest, match, find, get and count like the engine, filters included", async () => {
+    const dir = await freshDir();
+    const cold = await open(dir, 0).memories("t");
+    const hot = await open(dir).memories("t");
+    await cold.upsert([...rows("u1", 40), ...rows("u2", 10)]);
+    const conditions: Condition[] = [
+      where.eq("user", "u1"),
+      where.and(where.eq("user", "u1"), where.isNull("valid_to")),
+      where.and(where.eq("user", "u1"), where.hasAll("tag_pairs", ["topic=health"]), where.in("fact_type", ["preference"])),
+      where.and(where.eq("user", "u1"), where.or(where.lte("event_date", 110), where.and(where.isNull("event_date"), where.lte("valid_from", 5)))),
+      where.and(where.eq("user", "u1"), where.not(where.gt("event_date", 120))),
+    ];
+    const query = memory("q", "", "", 3).vector;
+    for (const c of conditions) {
+      const [en, hn] = [await cold.nearest(query, c, 7), await hot.nearest(query, c, 7)];
+      expect(hn.map((h) => h.row.id)).toEqual(en.map((h) => h.row.id));
+      hn.forEach((h, i) => expect(h.score).toBeCloseTo(en[i].score, 5));
+      expect(ids(await hot.match("running dogs", c, 100))).toEqual(ids(await cold.match("running dogs", c, 100)));
+      expect((await hot.find(c)).map((r) => r.id).sort()).toEqual((await cold.find(c)).map((r) => r.id).sort());
+      expect(await hot.count(c)).toBe(await cold.count(c));
+    }
+    const got = await hot.get(["u1-3", "u2-1", "nope"]);
+    expect(got.map((r) => r.id).sort()).toEqual(["u1-3", "u2-1"]);
+    expect(Array.from(got.find((r) => r.id === "u1-3")!.vector)).toEqual(Array.from((await cold.get(["u1-3"]))[0].vector));
+  });
+
+  it("sees its own writes at once and hands out copies", async () => {
+    const hot = await open(await freshDir()).memories("t");
+    expect(await hot.count(where.eq("user", "u"))).toBe(0);
+    await hot.upsert(rows("u", 5));
+    expect((await hot.nearest(rows("u", 5)[2].vector, where.eq("user", "u"), 1))[0].score).toBeCloseTo(1, 5);
+    expect(await hot.count(where.eq("user", "u"))).toBe(5);
+    await hot.upsert([memory("u-new", "u", "penguins on the ice", 99)]);
+    await hot.insertNew([memory("u-new", "u", "must not replace", 99), memory("u-0", "u", "nor this", 1)]);
+    expect((await hot.match("penguins", where.eq("user", "u"), 5)).map((h) => h.row.id)).toEqual(["u-new"]);
+    expect(await hot.match("replace", where.eq("user", "u"), 5)).toEqual([]);
+    await hot.patch(["u-1"], (r) => ({ ...r, accessCount: 9 }));
+    expect((await hot.find(where.and(where.eq("user", "u"), where.eq("access_count", 9)))).map((r) => r.id)).toEqual(["u-1"]);
+    expect(await hot.delete(where.and(where.eq("user", "u"), where.eq("id", "u-2")))).toBe(1);
+    expect(await hot.count(where.eq("user", "u"))).toBe(5);
+    const [first] = await hot.find(where.and(where.eq("user", "u"), where.eq("id", "u-3")));
+    first.tags.x = "mutated";
+    first.vector[0] = 42;
+    const [again] = await hot.get(["u-3"]);
+    expect(again.tags.x).toBeUndefined();
+    expect(again.vector[0]).not.toBe(42);
+  });
+
+  it("stays correct when another process writes, deletes or compacts the table", async () => {
+    const dir = await freshDir();
+    const readerStore = open(dir);
+    const reader = await readerStore.memories("t");
+    const writer = await open(dir, 0).memories("t");
+    await writer.upsert(rows("u", 8));
+    const c = where.eq("user", "u");
+    expect(await reader.count(c)).toBe(8);
+    await writer.upsert([memory("u-x", "u", "zebras crossing", 50)]);
+    expect((await reader.match("zebras", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
+    await writer.patch(["u-x"], (r) => ({ ...r, text: "giraffes now" }));
+    expect((await reader.match("giraffes", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
+    await writer.delete(where.eq("id", "u-x"));
+    expect(await reader.count(c)).toBe(8);
+    await writer.lanceTable.optimize();
+    expect((await reader.nearest(memory("q", "", "", 2).vector, c, 3)).map((h) => h.row.id)[0]).toBe("u-2");
+    expect(readerStore.cacheCounters.invalidations).toBeGreaterThanOrEqual(4);
+  });
+
+  it("keeps within its byte budget by evicting whole partitions", async () => {
+    const store = open(await freshDir(), 8_000);
+    const hot = await store.memories("t");
+    await hot.upsert([...rows("a", 6), ...rows("b", 6), ...rows("c", 6)]);
+    for (const u of ["a", "b", "c", "a"]) expect(await hot.count(where.eq("user", u))).toBe(6);
+    expect(store.cacheCounters.bytes).toBeLessThanOrEqual(8_000);
+    expect(store.cacheCounters.evictions).toBeGreaterThan(0);
+  });
+});
