@@ -21,3 +21,24 @@ export function namesScore(names: readonly string[], text: string, entities: rea
   const hay = `${text} ${entities.join(" ")}`.toLowerCase();
   return names.filter((n) => hay.includes(n.toLowerCase())).length / names.length;
 }
+
+/** True when a name from a query refers to a person's name: equal, or one is a short form of the other ("Mel" / "Melanie"). */
+export function sameName(queryName: string, name: string): boolean {
+  const a = queryName.toLowerCase();
+  const b = name.toLowerCase();
+  if (a === "" || b === "") return false;
+  if (a === b) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return short.length >= 3 && long.startsWith(short) && !short.includes(" ");
+}
+
+/**
+ * Names channel in 0..1: the share of the query's names that are who the memory is by or about —
+ * its speaker (`name`) or one of its entities. A name that is only mentioned in the text does not
+ * count: in a transcript that is mostly the person spoken to ("Thanks, Mel!").
+ */
+export function speakerNamesScore(names: readonly string[], memory: { name: string; entities: readonly string[] }): number {
+  if (names.length === 0) return 0;
+  const people = [memory.name, ...memory.entities];
+  return names.filter((n) => people.some((p) => sameName(n, p))).length / names.length;
+}

@@ -1,3 +1,4 @@
+import { asksOnly } from "./query-terms.js";
 import type { MemoryRecord } from "./records.js";
 
 /** Channel weights for hybrid fusion. */
@@ -7,10 +8,18 @@ export interface FusionWeights {
   names: number;
   /** Weight of salience against the decayed base (the rest). */
   salience: number;
+  /** Share of the previous turn's match that a turn inherits (0 = no context channel). */
+  context: number;
 }
 
-/** The spec's Lucenia defaults: 0.35 lexical + 0.65 vector, salience 0.25. */
-export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0, salience: 0.25 };
+/**
+ * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
+ * channel (0.15) and the context channel (0.8), each chosen by the LoCoMo ablation (README).
+ */
+export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0.15, salience: 0.25, context: 0.8 };
+
+/** What a turn that only asks keeps of its match: the answer is in the reply, not the question. */
+export const QUESTION_FACTOR = 0.8;
 
 /** Half-life of the recency decay, from last use. */
 export const DECAY_HALF_LIFE_DAYS = 30;
@@ -24,6 +33,14 @@ export interface Candidate {
   bm25: number;
   /** Names channel in 0..1. */
   names: number;
+  /** Id of the memory of the turn just before this one in the same session, when known. */
+  previous?: string;
+}
+
+/** Options of `fuse` beyond the weights. */
+export interface FuseOptions {
+  /** Factor for turns that only ask (default `QUESTION_FACTOR`; 1 turns it off). */
+  questionFactor?: number;
 }
 
 /** A ranked candidate with every component of its score. */
@@ -32,6 +49,8 @@ export interface RankedHit {
   lexical: number;
   vector: number;
   names: number;
+  /** Match (lexical + vector) of the previous turn, 0..1. */
+  context: number;
   base: number;
   decay: number;
   salience: number;
@@ -63,14 +82,26 @@ export function salience(m: Pick<MemoryRecord, "importance" | "pinned" | "access
   return 0.6 * importance + 0.2 * (m.pinned ? 1 : 0) + 0.2 * use;
 }
 
-/** Fuses candidates: min-max per channel, weighted base, × decay, blended with salience. */
-export function fuse(candidates: readonly Candidate[], weights: FusionWeights, nowMs: number): RankedHit[] {
+/**
+ * Fuses candidates. Lexical and vector are min-max scaled over the candidates and blended into a
+ * match; a turn's match is raised to `context` × its previous turn's match when that is higher
+ * (a reply inherits the relevance of what it answers) and multiplied by `questionFactor` when the
+ * turn only asks; the names channel is added by weight; the base is × recency decay and blended
+ * with salience.
+ */
+export function fuse(candidates: readonly Candidate[], weights: FusionWeights, nowMs: number, options: FuseOptions = {}): RankedHit[] {
+  const questionFactor = options.questionFactor ?? QUESTION_FACTOR;
   const lexical = minMax(candidates.map((c) => c.bm25));
   const vector = minMax(candidates.map((c) => c.similarity));
-  const channelSum = weights.lexical + weights.vector + weights.names || 1;
+  const textWeight = weights.lexical + weights.vector;
+  const match = candidates.map((_, i) => (textWeight > 0 ? (weights.lexical * lexical[i] + weights.vector * vector[i]) / textWeight : 0));
+  const matchById = new Map(candidates.map((c, i) => [c.memory.id, match[i]]));
+  const channelSum = textWeight + weights.names || 1;
   return candidates
     .map((c, i) => {
-      const base = (weights.lexical * lexical[i] + weights.vector * vector[i] + weights.names * c.names) / channelSum;
+      const context = c.previous === undefined ? 0 : (matchById.get(c.previous) ?? 0);
+      const carried = Math.max(match[i], weights.context * context) * (asksOnly(c.memory.text) ? questionFactor : 1);
+      const base = (textWeight * carried + weights.names * c.names) / channelSum;
       const decay = recencyDecay(c.memory.lastAccessedAt, nowMs);
       const sal = salience(c.memory);
       const fused = (1 - weights.salience) * base * decay + weights.salience * sal;
@@ -79,6 +110,7 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
         lexical: lexical[i],
         vector: vector[i],
         names: c.names,
+        context,
         base,
         decay,
         salience: sal,

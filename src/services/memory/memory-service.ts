@@ -61,6 +61,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
             salience: h.salience,
             fused: h.fused,
             similarity: h.similarity,
+            context: h.context,
           },
           strength: strengthToProto(matchStrength(h.similarity, h.bm25 > 0)),
           createdAt: ts(h.memory.createdAt),

@@ -1,11 +1,13 @@
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
-import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, type RankedHit } from "../../core/ranking.js";
-import { extractNames, namesScore } from "../../core/names.js";
+import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
+import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
+import { contentQuery } from "../../core/query-terms.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import type { ServiceDeps } from "../deps.js";
+import { neighbours } from "./neighbours.js";
 
 /** A validated recall. */
 export interface RecallInput {
@@ -73,25 +75,68 @@ export async function replacedBy(memories: PatchableCollection<MemoryRecord>, id
   return chain.sort((a, b) => a.validFrom - b.validFrom);
 }
 
-/** Hybrid recall: vector and BM25 channels over-fetch 3×k, min-max fused, decayed, salience-blended. */
-export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput): Promise<RecallHit[]> {
+/** Recall knobs beyond the per-request channel weights; the defaults are what the server uses. */
+export interface RecallTuning {
+  /** Default channel weights (a request's own weights still win). */
+  weights: FusionWeights;
+  /** Also embed the query's content words and average both vectors (default true). */
+  expandQuery: boolean;
+  /** Factor for turns that only ask (default 0.8; 1 = off). */
+  questionFactor: number;
+  /** Count names merely mentioned in the text in the names channel (default false: speaker and entities only). */
+  namesFromText: boolean;
+}
+
+/** The tuning `agentmem serve` uses; each choice is backed by a row of `npm run bench:locomo`. */
+export const DEFAULT_TUNING: RecallTuning = { weights: DEFAULT_WEIGHTS, expandQuery: true, questionFactor: QUESTION_FACTOR, namesFromText: false };
+
+/** Normalised sum of vectors. */
+function centroid(vectors: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(vectors[0].length);
+  for (const v of vectors) for (let i = 0; i < out.length; i++) out[i] += v[i];
+  const norm = Math.hypot(...out) || 1;
+  return out.map((x) => x / norm);
+}
+
+/** The query vector: the query's, averaged with its content words' when expansion is on and they differ. */
+async function queryVector(deps: ServiceDeps, query: string, expand: boolean): Promise<Float32Array> {
+  const content = expand ? contentQuery(query) : "";
+  const texts = content !== "" && content !== query.trim() ? [query, content] : [query];
+  const vectors = await deps.embedder.embed(texts);
+  return vectors.length === 1 ? vectors[0] : centroid(vectors);
+}
+
+/**
+ * Hybrid recall: vector and BM25 channels over-fetch 3×k; the adjacent turns of the candidates
+ * join them (context channel); min-max fused with names, decayed, salience-blended.
+ */
+export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
+  const weights = { ...tuning.weights, ...input.weights };
   const memories = await deps.store.memories(tenant);
-  const [queryVector] = await deps.embedder.embed([input.query]);
+  const vector = await queryVector(deps, input.query, tuning.expandQuery);
   const condition = recallCondition(input);
   const fetch = input.k * 3;
   const [byVector, byWords] = await Promise.all([
-    memories.nearest(queryVector, condition, fetch),
-    memories.match(input.query, condition, fetch),
+    memories.nearest(vector, condition, fetch),
+    weights.lexical > 0 ? memories.match(input.query, condition, fetch) : Promise.resolve([]),
   ]);
-  const candidates = new Map<string, Candidate>();
   const names = extractNames(input.query);
-  for (const { row, score } of byVector) {
-    candidates.set(row.id, { memory: row, similarity: score, bm25: 0, names: namesScore(names, row.text, row.entities) });
-  }
-  for (const { row, score } of byWords) {
+  const namesOf = (m: MemoryRecord) => (tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, m));
+  const candidates = new Map<string, Candidate>();
+  const add = (row: MemoryRecord, similarity: number, bm25: number) => {
     const c = candidates.get(row.id);
-    if (c) c.bm25 = score;
-    else candidates.set(row.id, { memory: row, similarity: cosine(queryVector, row.vector), bm25: score, names: namesScore(names, row.text, row.entities) });
+    if (c) c.bm25 = Math.max(c.bm25, bm25);
+    else candidates.set(row.id, { memory: row, similarity, bm25, names: namesOf(row) });
+  };
+  for (const { row, score } of byVector) add(row, score, 0);
+  for (const { row, score } of byWords) add(row, cosine(vector, row.vector), score);
+  if (weights.context > 0) {
+    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), condition);
+    for (const row of around.added) add(row, cosine(vector, row.vector), 0);
+    for (const [id, before] of around.previous) {
+      const c = candidates.get(id);
+      if (c) c.previous = before;
+    }
   }
   let pool = [...candidates.values()];
   if (input.asOfEvent !== undefined) {
@@ -99,7 +144,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     pool = pool.filter((c) => kept.has(c.memory.id));
   }
   const now = deps.clock.now().getTime();
-  const ranked = fuse(pool, { ...DEFAULT_WEIGHTS, ...input.weights }, now).slice(0, input.k);
+  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory.id), now);
   return Promise.all(
     ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await replacedBy(memories, h.memory.id) : [] })),

@@ -1,0 +1,252 @@
+/**
+ * Evidence recall on LoCoMo conversations, through the public API, next to a plain BM25 baseline
+ * and one row per channel and per component (see bench/locomo/rows.ts).
+ *
+ *   npm run bench:locomo -- --data ../shared/datasets/locomo
+ *   npm run bench:locomo -- --data DIR --rows "agentmem default,BM25 baseline"   # a quick look
+ *
+ * Each conversation file becomes one end-user scope (`user: locomo-<file>`, `session: s<N>`);
+ * every turn is remembered with RememberBatch (one call per session) as `"<speaker>: <text>"`
+ * (+ ` [shares <caption>]`), observed_at = session time, name = speaker, trace_number = position
+ * in the session, tag dia_id. Then Recall k=10 for every question of category 1–4; a hit counts
+ * when its dia_id tag is gold evidence. The server is the real one (startServer, `use` embedder,
+ * no LLM), called over HTTP. Prints tables and writes bench/results/locomo-*.json.
+ */
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { type Client, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import Table from "cli-table3";
+import { createUseEmbedder } from "../src/adapters/embedders/use-embedder.js";
+import { loadConfig } from "../src/config.js";
+import { MemoryService, RecallRequestSchema } from "../src/gen/agentmem/v1/memory_service_pb.js";
+import type { Embedder } from "../src/ports/embedder.js";
+import { DEV_TENANT } from "../src/server/principal.js";
+import { type RunningServer, startServer } from "../src/server/server.js";
+import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
+import { recallInput } from "../src/services/memory/requests.js";
+import { bm25Rankings } from "./locomo/bm25-baseline.js";
+import { type LocomoConversation, readConversations } from "./locomo/dataset.js";
+import { ROWS, type RowSpec } from "./locomo/rows.js";
+import { RecallTally, type RecallScores } from "./locomo/score.js";
+import { latency as summarize, type Latency as Summary, writeResults } from "./locomo/report.js";
+
+const { values: args } = parseArgs({
+  options: {
+    data: { type: "string", default: "../shared/datasets/locomo" },
+    k: { type: "string", default: "10" },
+    rows: { type: "string" },
+    "skip-latency": { type: "boolean", default: false },
+  },
+});
+
+const K = Number(args.k);
+const scopeOf = (c: LocomoConversation) => ({ user: `locomo-${c.id}` });
+
+interface RowResult {
+  name: string;
+  via: RowSpec["via"];
+  why: string;
+  weights?: RowSpec["weights"];
+  tuning?: RowSpec["tuning"];
+  overall: RecallScores;
+  byConversation: Record<string, RecallScores>;
+  byCategory: Record<string, RecallScores>;
+  /** Client-side Recall latency, ms (api rows). */
+  latency?: Summary;
+  /** Server-reported took_millis (api rows). */
+  tookMillis?: Summary;
+}
+
+function memoryClient(url: string): Client<typeof MemoryService> {
+  return createClient(MemoryService, createConnectTransport({ baseUrl: url, httpVersion: "1.1" }));
+}
+
+async function serve(data: string, embedder: Embedder): Promise<RunningServer> {
+  const config = loadConfig({ data, port: 0, embedder: "use", host: "127.0.0.1" }, { AGENTMEM_LOG_LEVEL: "warn" });
+  return startServer(config, { embedder });
+}
+
+/** Remembers every turn, one RememberBatch per session; returns seconds spent. */
+async function ingest(client: Client<typeof MemoryService>, conversation: LocomoConversation, user: string, sessionPrefix = "s"): Promise<number> {
+  const started = performance.now();
+  const sessions = [...new Set(conversation.turns.map((t) => t.session))];
+  for (const s of sessions) {
+    const items = conversation.turns
+      .filter((t) => t.session === s)
+      .map((t) => ({
+        scope: { user, session: `${sessionPrefix}${s}` },
+        content: t.content,
+        role: "user",
+        name: t.speaker,
+        observedAt: timestampFromMs(t.observedAt),
+        traceNumber: BigInt(t.trace),
+        tags: { dia_id: t.diaId },
+      }));
+    await client.rememberBatch({ items });
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** Runs one row against a fresh copy of the ingested data. */
+async function runRow(row: RowSpec, conversations: LocomoConversation[], snapshot: string, root: string, embedder: Embedder): Promise<RowResult> {
+  const tally = new RecallTally();
+  const latencies: number[] = [];
+  const took: number[] = [];
+  const score = (c: LocomoConversation, i: number, ranked: string[]) => {
+    const q = c.questions[i];
+    tally.add(["overall", `conversation ${c.id}`, `category ${q.category}`], ranked, q.evidence);
+  };
+  if (row.via === "bm25") {
+    for (const c of conversations) (await bm25Rankings(c, K)).forEach((ranked, i) => score(c, i, ranked));
+  } else {
+    const dir = join(root, `row-${Math.random().toString(36).slice(2)}`);
+    await cp(snapshot, dir, { recursive: true });
+    const server = await serve(dir, embedder);
+    const client = memoryClient(server.url);
+    const tuning = { ...DEFAULT_TUNING, ...row.tuning, weights: { ...DEFAULT_TUNING.weights, ...row.tuning?.weights } };
+    try {
+      for (const c of conversations) {
+        for (const [i, q] of c.questions.entries()) {
+          const request = { scope: scopeOf(c), query: q.question, k: K, weights: row.weights };
+          if (row.via === "api") {
+            const started = performance.now();
+            const res = await client.recall(request);
+            latencies.push(performance.now() - started);
+            took.push(Number(res.tookMillis));
+            score(c, i, res.hits.map((h) => h.tags.dia_id ?? ""));
+          } else {
+            const hits = await recall(server.app.deps, DEV_TENANT, recallInput(create(RecallRequestSchema, request)), tuning);
+            score(c, i, hits.map((h) => h.memory.tags.dia_id ?? ""));
+          }
+        }
+      }
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const groups = tally.all();
+  const pick = (prefix: string) =>
+    Object.fromEntries(Object.entries(groups).filter(([g]) => g.startsWith(prefix)).map(([g, s]) => [g.slice(prefix.length), s]));
+  return {
+    name: row.name,
+    via: row.via,
+    why: row.why,
+    weights: row.weights,
+    tuning: row.tuning,
+    overall: tally.get("overall"),
+    byConversation: pick("conversation "),
+    byCategory: pick("category "),
+    latency: latencies.length > 0 ? summarize(latencies) : undefined,
+    tookMillis: took.length > 0 ? summarize(took) : undefined,
+  };
+}
+
+/** Recall latency with the defaults on one scope holding every conversation's turns. */
+async function latencyOnCombinedScope(conversations: LocomoConversation[], root: string, embedder: Embedder) {
+  const server = await serve(join(root, "combined"), embedder);
+  const client = memoryClient(server.url);
+  try {
+    for (const c of conversations) await ingest(client, c, "locomo-all", `${c.id}-s`);
+    const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
+    const samples: number[] = [];
+    const took: number[] = [];
+    for (const c of conversations) {
+      for (const q of c.questions) {
+        const started = performance.now();
+        const res = await client.recall({ scope: { user: "locomo-all" }, query: q.question, k: K });
+        samples.push(performance.now() - started);
+        took.push(Number(res.tookMillis));
+      }
+    }
+    return { turns, latency: summarize(samples), tookMillis: summarize(took) };
+  } finally {
+    await server.close();
+  }
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+function printResults(results: RowResult[], conversations: LocomoConversation[]): void {
+  const bm25 = results.find((r) => r.via === "bm25");
+  const rows = new Table({ head: ["row", "R@1", "R@5", "R@10", "R@5 ÷ BM25", "p50 ms", "what it shows"] });
+  for (const r of results) {
+    rows.push([
+      r.name,
+      f3(r.overall.r1),
+      f3(r.overall.r5),
+      f3(r.overall.r10),
+      bm25 ? `${(r.overall.r5 / bm25.overall.r5).toFixed(2)}×` : "",
+      r.latency ? r.latency.p50.toFixed(1) : "",
+      r.why,
+    ]);
+  }
+  const n = conversations.reduce((s, c) => s + c.questions.length, 0);
+  console.log(`\nEvidence recall, ${n} questions (categories 1–4), k=${K}\n${rows.toString()}`);
+  const shown = results.filter((r) => r.name === "agentmem default" || r.via === "bm25");
+  for (const [title, key] of [["conversation", "byConversation"], ["category", "byCategory"]] as const) {
+    const table = new Table({ head: [title, "questions", ...shown.flatMap((r) => [`${r.name} R@5`, `${r.name} R@10`])] });
+    for (const group of Object.keys(shown[0]?.[key] ?? {})) {
+      table.push([group, String(shown[0][key][group].questions), ...shown.flatMap((r) => [f3(r[key][group].r5), f3(r[key][group].r10)])]);
+    }
+    console.log(`\nPer ${title}\n${table.toString()}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const conversations = readConversations(resolve(args.data));
+  if (conversations.length === 0) throw new Error(`no *.json conversations in ${args.data}`);
+  const wanted = args.rows?.split(",").map((s) => s.trim());
+  const rows = ROWS.filter((r) => !wanted || wanted.includes(r.name));
+  const root = await mkdtemp(join(tmpdir(), "locomo-bench-"));
+  const snapshot = join(root, "snapshot");
+  const embedder = createUseEmbedder();
+  await embedder.warmUp();
+  try {
+    const server = await serve(snapshot, embedder);
+    const client = memoryClient(server.url);
+    let seconds = 0;
+    for (const c of conversations) seconds += await ingest(client, c, scopeOf(c).user);
+    await server.close();
+    const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
+    const ingestRate = { turns, seconds: Number(seconds.toFixed(2)), turnsPerSecond: Number((turns / seconds).toFixed(1)) };
+    console.log(`ingested ${turns} turns of ${conversations.length} conversations in ${ingestRate.seconds} s (${ingestRate.turnsPerSecond} turns/s, use embedder)`);
+
+    const results: RowResult[] = [];
+    for (const row of rows) {
+      results.push(await runRow(row, conversations, snapshot, root, embedder));
+      const r = results[results.length - 1];
+      console.log(`${r.name}: R@1 ${f3(r.overall.r1)}  R@5 ${f3(r.overall.r5)}  R@10 ${f3(r.overall.r10)}`);
+    }
+    const combined = args["skip-latency"] ? undefined : await latencyOnCombinedScope(conversations, root, embedder);
+    printResults(results, conversations);
+    const latency = new Table({ head: ["measure", "value"] });
+    latency.push(["ingest (RememberBatch per session)", `${ingestRate.turnsPerSecond} turns/s`]);
+    const headline = results.find((r) => r.name === "agentmem default");
+    if (headline?.latency) latency.push(["Recall p50 / p90 (per conversation scope, client)", `${headline.latency.p50.toFixed(1)} / ${headline.latency.p90.toFixed(1)} ms`]);
+    if (combined) {
+      latency.push([`Recall p50 / p90 (one ${combined.turns}-turn scope, client)`, `${combined.latency.p50.toFixed(1)} / ${combined.latency.p90.toFixed(1)} ms`]);
+      latency.push([`Recall took_millis p50 (${combined.turns}-turn scope, server)`, `${combined.tookMillis.p50} ms`]);
+    }
+    console.log(`\nSpeed (use embedder, this machine)\n${latency.toString()}`);
+    const file = writeResults("locomo", {
+      at: new Date().toISOString(),
+      data: resolve(args.data),
+      k: K,
+      conversations: conversations.map((c) => ({ id: c.id, turns: c.turns.length, questions: c.questions.length, unscorable: c.unscorable })),
+      ingest: ingestRate,
+      latencyCombinedScope: combined,
+      rows: results,
+    });
+    console.log(`\nwrote ${file}`);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

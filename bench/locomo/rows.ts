@@ -1,0 +1,64 @@
+import type { FusionWeights } from "../../src/core/ranking.js";
+import type { RecallTuning } from "../../src/services/memory/recall.js";
+
+/** Knobs of an in-process row: tuning fields plus partial default weights. */
+export type TuningOverride = Partial<Omit<RecallTuning, "weights">> & { weights?: Partial<FusionWeights> };
+
+/**
+ * One measured configuration. `api` rows call Recall over HTTP, with per-request `weights` when
+ * given; `in-process` rows call the same `recall()` with other tuning (knobs that are not
+ * per-request weights); `bm25` is the bare LanceDB baseline. Every row starts from its own copy
+ * of the ingested data, so use counts written by one row never reach another.
+ */
+export interface RowSpec {
+  name: string;
+  via: "api" | "in-process" | "bm25";
+  /** Per-request channel weights (api rows). */
+  weights?: Partial<FusionWeights>;
+  /** Tuning (in-process rows). */
+  tuning?: TuningOverride;
+  /** What the row shows. */
+  why: string;
+}
+
+const PURE = { expandQuery: false, questionFactor: 1 } as const;
+
+/** The rows of a full run, headline first. */
+export const ROWS: readonly RowSpec[] = [
+  { name: "agentmem default", via: "api", why: "what `agentmem serve` does (use embedder, no LLM)" },
+  { name: "BM25 baseline", via: "bm25", why: "bare LanceDB FTS over the same turns" },
+  {
+    name: "lexical alone",
+    via: "in-process",
+    tuning: { ...PURE, weights: { lexical: 1, vector: 0, names: 0, context: 0, salience: 0 } },
+    why: "agentmem's BM25 channel only",
+  },
+  {
+    name: "vector alone",
+    via: "in-process",
+    tuning: { ...PURE, weights: { lexical: 0, vector: 1, names: 0, context: 0, salience: 0 } },
+    why: "USE cosine only",
+  },
+  {
+    name: "vector alone + expansion",
+    via: "in-process",
+    tuning: { questionFactor: 1, expandQuery: true, weights: { lexical: 0, vector: 1, names: 0, context: 0, salience: 0 } },
+    why: "query vector averaged with its content words'",
+  },
+  {
+    name: "spec fusion (Lucenia)",
+    via: "in-process",
+    tuning: { ...PURE, weights: { names: 0, context: 0 } },
+    why: "0.35 lexical + 0.65 vector, decay, salience 0.25; nothing added",
+  },
+  { name: "default − context", via: "api", weights: { context: 0 }, why: "no inheritance from the previous turn" },
+  { name: "default − names", via: "api", weights: { names: 0 }, why: "no names channel" },
+  { name: "default − expansion", via: "in-process", tuning: { expandQuery: false }, why: "query vector from the raw query only" },
+  { name: "default − question factor", via: "in-process", tuning: { questionFactor: 1 }, why: "turns that only ask are not discounted" },
+  { name: "default, names in text", via: "in-process", tuning: { namesFromText: true }, why: "names channel also counts mentions" },
+  { name: "default − salience", via: "api", weights: { salience: 0 }, why: "no salience blend" },
+  { name: "default, lexical 0.5", via: "api", weights: { lexical: 0.5, vector: 0.5 }, why: "even lexical/vector split" },
+  { name: "default, context 0.6", via: "api", weights: { context: 0.6 }, why: "weaker inheritance" },
+  { name: "default, context 1.0", via: "api", weights: { context: 1 }, why: "full inheritance" },
+  { name: "default, names 0.3", via: "api", weights: { names: 0.3 }, why: "stronger names channel" },
+];

@@ -1,0 +1,69 @@
+import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
+import type { Condition } from "../../ports/condition.js";
+import { where } from "../../ports/condition.js";
+import type { ServiceDeps } from "../deps.js";
+
+/** The transcript around a set of recalled turns. */
+export interface Neighbourhood {
+  /** Memory id → memory id of the turn just before it (same scope, trace_number − 1). */
+  previous: Map<string, string>;
+  /** Memories of adjacent turns that were not among the given rows (already inside the recall filter). */
+  added: MemoryRecord[];
+}
+
+const SCOPE_COLUMNS = ["namespace", "agent", "session", "user"] as const;
+
+const scopeOf = (e: ScopeKey) => SCOPE_COLUMNS.map((c) => e[c]).join("\u0000");
+const slot = (e: ScopeKey, trace: number) => `${scopeOf(e)}\u0000${trace}`;
+
+/** Equality on every scope column, empty ones included: a turn's neighbours share its exact scope. */
+function exactScope(key: ScopeKey): Condition {
+  return where.and(...SCOPE_COLUMNS.map((c) => where.eq(c, key[c])));
+}
+
+/**
+ * Finds the turns before and after each row that is a raw transcript turn (its one source episode
+ * carries a trace_number ≥ 1 and points back at it). Three reads: the rows' episodes, the episodes
+ * at trace_number ± 1 in the same scope, and the memories of those not yet known, filtered by
+ * `condition` so nothing outside the recall's scope, time or tags comes back.
+ */
+export async function neighbours(
+  deps: ServiceDeps,
+  tenant: string,
+  rows: readonly MemoryRecord[],
+  condition: Condition,
+): Promise<Neighbourhood> {
+  const previous = new Map<string, string>();
+  const sourceIds = rows.filter((r) => r.sourceIds.length === 1).map((r) => r.sourceIds[0]);
+  if (sourceIds.length === 0) return { previous, added: [] };
+  const episodes = await deps.store.episodes(tenant);
+  const rowIds = new Set(rows.map((r) => r.id));
+  const own = (await episodes.find(where.in("id", sourceIds), { withoutVector: true })).filter(
+    (e) => e.traceNumber >= 1 && rowIds.has(e.memoryId),
+  );
+  if (own.length === 0) return { previous, added: [] };
+
+  const tracesByScope = new Map<string, { key: ScopeKey; traces: Set<number> }>();
+  for (const e of own) {
+    const group = tracesByScope.get(scopeOf(e)) ?? { key: e, traces: new Set<number>() };
+    group.traces.add(e.traceNumber - 1).add(e.traceNumber + 1);
+    tracesByScope.set(scopeOf(e), group);
+  }
+  const around = await episodes.find(
+    where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
+    { withoutVector: true },
+  );
+  const memoryAt = new Map<string, string>();
+  for (const e of [...around, ...own] as EpisodeRecord[]) memoryAt.set(slot(e, e.traceNumber), e.memoryId);
+
+  for (const e of own) {
+    const before = memoryAt.get(slot(e, e.traceNumber - 1));
+    const after = memoryAt.get(slot(e, e.traceNumber + 1));
+    if (before !== undefined && before !== e.memoryId) previous.set(e.memoryId, before);
+    if (after !== undefined && after !== e.memoryId && !previous.has(after)) previous.set(after, e.memoryId);
+  }
+  const missing = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
+  const memories = await deps.store.memories(tenant);
+  const added = missing.length === 0 ? [] : await memories.find(where.and(condition, where.in("id", missing)));
+  return { previous, added };
+}
