@@ -17,6 +17,9 @@ import type { ServiceDeps } from "./services/deps.js";
 import { createDriftService } from "./services/drift/drift-service.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
+import { RollupScheduler } from "./services/memory/rollup-scheduler.js";
+import { withUsageAttribution } from "./services/usage/attribute-usage.js";
+import { UsageMeter } from "./services/usage/usage-meter.js";
 import { createRelationalService } from "./services/relational/relational-service.js";
 import { withUnimplemented } from "./services/unimplemented.js";
 
@@ -43,17 +46,30 @@ export interface App {
 /** Builds the app from config: the one place where ports meet their adapters. */
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: "agentmem" } });
-  const embedder = overrides.embedder ?? (await createEmbedder(config));
-  const chat = overrides.chat ?? createChatModel(config);
+  // The meter needs the store, which needs the embedder's dimension: the hooks resolve it late
+  // (the embedder's start-up probe is nobody's usage).
+  let meter: UsageMeter | undefined;
+  const hooks = {
+    onEmbedding: (tokens: number, chars: number) => meter?.recordEmbedding(tokens, chars),
+    onChat: (tenant: string, prompt: number, completion: number, chars: number) => meter?.recordChat(tenant, prompt, completion, chars),
+  };
+  const embedder = overrides.embedder ?? (await createEmbedder(config, hooks));
+  const chat = overrides.chat ?? createChatModel(config, hooks);
   const store = new LanceStore({ uri: config.data, dimension: embedder.dimension });
   const access = new AccessTracker(store, logger);
   access.start();
-  const deps: ServiceDeps = { config, store, embedder, chat, clock: overrides.clock ?? systemClock, logger, access };
+  const clock = overrides.clock ?? systemClock;
+  const usage = (meter = new UsageMeter(store, clock, logger));
+  usage.start();
+  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage };
+  const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
+  rollups.start();
   let serving = true;
   return {
     deps,
     store,
-    routes(router) {
+    routes(baseRouter) {
+      const router = withUsageAttribution(baseRouter, usage);
       router.service(MemoryService, createMemoryService(deps));
       router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));
@@ -71,7 +87,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
     async close() {
       serving = false;
+      await rollups.stop();
       await access.stop();
+      await usage.stop();
       await store.close();
     },
   };

@@ -35,6 +35,17 @@ export interface Config {
   readonly logLevel: string;
   /** Max HTTP request body in bytes (default 8 MiB). */
   readonly maxBodyBytes: number;
+  /** The scheduled rollup of aged memories (off by default). */
+  readonly rollup: {
+    /** Minutes between passes (`AGENTMEM_ROLLUP_INTERVAL_MINUTES`); 0, the default, turns it off. */
+    readonly intervalMinutes: number;
+    /** Tenants it runs for (`AGENTMEM_ROLLUP_TENANTS`, comma-separated); empty, the default, = every tenant. */
+    readonly tenants: readonly string[];
+    /** Age in days from observation (`AGENTMEM_ROLLUP_OLDER_THAN_DAYS`, default 30). */
+    readonly olderThanDays: number;
+    /** Sources per summary (`AGENTMEM_ROLLUP_MAX_SOURCES`, default 100). */
+    readonly maxSources: number;
+  };
 }
 
 /** Values from command-line flags (undefined = not given). */
@@ -69,6 +80,12 @@ const configSchema = z.object({
   }),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   maxBodyBytes: z.coerce.number().int().min(1024),
+  rollup: z.object({
+    intervalMinutes: z.coerce.number().min(0),
+    tenants: z.array(z.string().regex(SCOPE_VALUE, "rollup tenants must be 1–128 characters of [A-Za-z0-9_.:@-]")),
+    olderThanDays: z.coerce.number().int().min(1).max(36_500),
+    maxSources: z.coerce.number().int().min(3).max(1_000),
+  }),
 });
 
 /** Parses `key:tenant:role,…` (also newline-separated, as in a keys file). */
@@ -106,6 +123,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     },
     logLevel: env.AGENTMEM_LOG_LEVEL ?? "info",
     maxBodyBytes: env.AGENTMEM_MAX_BODY_BYTES ?? 8 * 2 ** 20,
+    rollup: {
+      intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,
+      tenants: (env.AGENTMEM_ROLLUP_TENANTS ?? "").split(",").map((s) => s.trim()).filter((s) => s !== ""),
+      olderThanDays: env.AGENTMEM_ROLLUP_OLDER_THAN_DAYS || 30,
+      maxSources: env.AGENTMEM_ROLLUP_MAX_SOURCES || 100,
+    },
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -115,5 +138,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
     throw new Error(`refusing to listen on ${config.host} without API keys: set AGENTMEM_API_KEYS or bind 127.0.0.1`);
   }
-  return Object.freeze({ ...config, apiKeys: Object.freeze(config.apiKeys), openai: Object.freeze(config.openai) });
+  return Object.freeze({
+    ...config,
+    apiKeys: Object.freeze(config.apiKeys),
+    openai: Object.freeze(config.openai),
+    rollup: Object.freeze({ ...config.rollup, tenants: Object.freeze(config.rollup.tenants) }),
+  });
 }

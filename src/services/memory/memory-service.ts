@@ -10,6 +10,8 @@ import { withUnimplemented } from "../unimplemented.js";
 import { createFactHandlers, rememberInferred } from "./fact-handlers.js";
 import { forget, getMemory, history, listMemories, memoryHistory } from "./queries.js";
 import { recall } from "./recall.js";
+import { rollup } from "./rollup.js";
+import { usage } from "./usage.js";
 import { rememberAll } from "./remember.js";
 import { recallInput, rememberInput } from "./requests.js";
 
@@ -79,6 +81,8 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
     memoryHistory: (req, ctx) => memoryHistory(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     forget: (req, ctx) => forget(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     history: (req, ctx) => history(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
+    rollup: (req, ctx) => rollup(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
+    usage: (req, ctx) => usage(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
 
     async stats() {
       const e = deps.embedder;
