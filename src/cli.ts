@@ -1,10 +1,14 @@
 import { Command, Option } from "commander";
+import { describeCliError } from "./cli/errors.js";
+import { registerImportCommand } from "./cli/import-command.js";
+import { registerMemoryCommands } from "./cli/memory-commands.js";
+import { registerPrivacyCommands } from "./cli/privacy-commands.js";
+import { registerReembedCommand } from "./cli/reembed-command.js";
 import { loadConfig } from "./config.js";
-import { startServer } from "./server/server.js";
 
 /** Builds the `agentmem` command line. */
 export function createProgram(): Command {
-  const program = new Command("agentmem").description("Memory service for AI agents").showHelpAfterError();
+  const program = new Command("agentmem").description("Memory service for AI agents").showHelpAfterError("(add --help for usage)");
   program
     .command("serve")
     .description("serve the agentmem API on one port (Connect, gRPC, gRPC-Web)")
@@ -14,6 +18,8 @@ export function createProgram(): Command {
     .addOption(new Option("--embedder <mode>", "embedder (env AGENTMEM_EMBEDDER, default use)").choices(["hash", "use", "openai"]))
     .addOption(new Option("--llm <mode>", "chat model (env AGENTMEM_LLM, default none)").choices(["none", "openai"]))
     .action(async (flags: { data?: string; host?: string; port?: string; embedder?: string; llm?: string }) => {
+      // Imported on use so that client commands start without loading the storage engine.
+      const { startServer } = await import("./server/server.js");
       const server = await startServer(loadConfig(flags));
       let stopping = false;
       const stop = (signal: string) => {
@@ -28,6 +34,10 @@ export function createProgram(): Command {
       process.on("SIGTERM", () => stop("SIGTERM"));
       process.on("SIGINT", () => stop("SIGINT"));
     });
+  registerMemoryCommands(program);
+  registerImportCommand(program);
+  registerPrivacyCommands(program);
+  registerReembedCommand(program);
   return program;
 }
 
@@ -36,7 +46,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {
-    process.stderr.write(`agentmem: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`agentmem: ${describeCliError(error)}\n`);
     process.exit(1);
   }
 }

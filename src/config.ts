@@ -35,6 +35,19 @@ export interface Config {
   readonly logLevel: string;
   /** Max HTTP request body in bytes (default 8 MiB). */
   readonly maxBodyBytes: number;
+  /** Minutes between retention sweeps over every tenant (`AGENTMEM_RETENTION_SWEEP_MINUTES`, default 60; 0 turns them off). */
+  readonly retentionSweepMinutes: number;
+  /** Storage tuning: hot-row cache, cross-process freshness, background maintenance. */
+  readonly storage: {
+    /** Hot-row cache budget in MiB (`AGENTMEM_HOT_ROWS_MB`, default 256; 0 turns it off). */
+    readonly hotRowsMB: number;
+    /** Seconds between checks for other processes' writes (`AGENTMEM_READ_CONSISTENCY_SECONDS`, default 0: every read). */
+    readonly readConsistencySeconds: number;
+    /** Seconds between maintenance passes (`AGENTMEM_MAINTENANCE_SECONDS`, default 30; 0 turns them off). */
+    readonly maintenanceSeconds: number;
+    /** Rows at which a table gets a vector index (`AGENTMEM_VECTOR_INDEX_ROWS`, default 100000; 0 = never). */
+    readonly vectorIndexRows: number;
+  };
   /** The scheduled rollup of aged memories (off by default). */
   readonly rollup: {
     /** Minutes between passes (`AGENTMEM_ROLLUP_INTERVAL_MINUTES`); 0, the default, turns it off. */
@@ -80,6 +93,13 @@ const configSchema = z.object({
   }),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   maxBodyBytes: z.coerce.number().int().min(1024),
+  retentionSweepMinutes: z.coerce.number().min(0),
+  storage: z.object({
+    hotRowsMB: z.coerce.number().min(0),
+    readConsistencySeconds: z.coerce.number().min(0),
+    maintenanceSeconds: z.coerce.number().min(0),
+    vectorIndexRows: z.coerce.number().int().min(0),
+  }),
   rollup: z.object({
     intervalMinutes: z.coerce.number().min(0),
     tenants: z.array(z.string().regex(SCOPE_VALUE, "rollup tenants must be 1–128 characters of [A-Za-z0-9_.:@-]")),
@@ -123,6 +143,13 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     },
     logLevel: env.AGENTMEM_LOG_LEVEL ?? "info",
     maxBodyBytes: env.AGENTMEM_MAX_BODY_BYTES ?? 8 * 2 ** 20,
+    retentionSweepMinutes: env.AGENTMEM_RETENTION_SWEEP_MINUTES ?? 60,
+    storage: {
+      hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 256,
+      readConsistencySeconds: env.AGENTMEM_READ_CONSISTENCY_SECONDS || 0,
+      maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
+      vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 100_000,
+    },
     rollup: {
       intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,
       tenants: (env.AGENTMEM_ROLLUP_TENANTS ?? "").split(",").map((s) => s.trim()).filter((s) => s !== ""),
@@ -142,6 +169,24 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     ...config,
     apiKeys: Object.freeze(config.apiKeys),
     openai: Object.freeze(config.openai),
+    storage: Object.freeze(config.storage),
     rollup: Object.freeze({ ...config.rollup, tenants: Object.freeze(config.rollup.tenants) }),
   });
+}
+
+/** Where a client (the CLI) finds a running server. */
+export interface ClientConfig {
+  /** Server root (default `http://127.0.0.1:$AGENTMEM_PORT`, i.e. port 8080). */
+  readonly url: string;
+  /** API key sent as `Authorization: Bearer …`; unset in dev mode. */
+  readonly apiKey?: string;
+}
+
+/** Reads `--url` / `--key` > `AGENTMEM_URL` / `AGENTMEM_API_KEY` > defaults, like `serve` reads its flags. */
+export function loadClientConfig(flags: { url?: string; key?: string } = {}, env: NodeJS.ProcessEnv = process.env): ClientConfig {
+  const url = flags.url ?? (env.AGENTMEM_URL || `http://127.0.0.1:${env.AGENTMEM_PORT || 8080}`);
+  const parsed = z.string().url().safeParse(url);
+  if (!parsed.success || !/^https?:$/.test(new URL(url).protocol)) throw new Error(`invalid server URL: ${url} (expected http://host:port)`);
+  const apiKey = flags.key ?? (env.AGENTMEM_API_KEY || undefined);
+  return Object.freeze({ url: url.replace(/\/+$/, ""), apiKey });
 }
