@@ -43,7 +43,7 @@ export interface FilledBlock<R> {
 /**
  * Fills a block within `budget` tokens: the profile line first (when it fits), then units in the
  * given (relevance) order; a unit that does not fit is tried with its fallback, else skipped.
- * The final count is taken over the whole block text, and never exceeds the budget.
+ * Every count is taken over the whole block text, so the result never exceeds the budget.
  */
 export function fillBlock<R>(
   profile: string,
@@ -52,19 +52,11 @@ export function fillBlock<R>(
   countTokens: (text: string) => number,
 ): FilledBlock<R> {
   const lines: string[] = [];
-  let used = 0;
-  const cost = (line: string) => countTokens(lines.length === 0 ? line : `\n${line}`);
+  // Counted over the joined text each time: token counts of parts do not add up exactly.
   const tryAdd = (candidate: readonly string[]): boolean => {
-    let extra = 0;
     const before = lines.length;
-    for (const line of candidate) {
-      extra += cost(line);
-      lines.push(line);
-    }
-    if (used + extra <= budget) {
-      used += extra;
-      return true;
-    }
+    lines.push(...candidate);
+    if (countTokens(lines.join("\n")) <= budget) return true;
     lines.length = before;
     return false;
   };
@@ -74,15 +66,7 @@ export function fillBlock<R>(
     if (tryAdd(unit.lines)) included.push({ row: unit.row, lines: unit.lines });
     else if (unit.fallback && tryAdd(unit.fallback)) included.push({ row: unit.row, lines: unit.fallback });
   }
-  // Token counts of parts can differ from the count of the joined text; drop from the end if so.
-  let block = lines.join("\n");
-  let tokens = countTokens(block);
-  while (tokens > budget && included.length > 0) {
-    const last = included.pop();
-    lines.length -= last?.lines.length ?? 0;
-    block = lines.join("\n");
-    tokens = countTokens(block);
-  }
-  if (tokens > budget) return { block: "", included: [], profileIncluded: false, tokens: 0 };
+  const block = lines.join("\n");
+  const tokens = countTokens(block);
   return { block, included, profileIncluded, tokens };
 }

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { findDates, formatLongDate, parseEventDate } from "./dates.js";
+import { extractOffline } from "./offline-extractor.js";
+import { parseExtractorAnswer } from "./proposed-fact.js";
+import { conflictingSlots, findSlots } from "./slots.js";
+import { firstPersonStatement, toThirdPerson } from "./first-person.js";
+
+const MAR_02_2026 = Date.UTC(2026, 2, 2, 10);
+
+describe("dates", () => {
+  it("reads extractor dates; a month-only date is the first of that month", () => {
+    expect(parseEventDate("2026-03")).toBe(Date.UTC(2026, 2, 1));
+    expect(parseEventDate("2025-01-14")).toBe(Date.UTC(2025, 0, 14));
+    expect(parseEventDate("2024")).toBe(Date.UTC(2024, 0, 1));
+    expect(parseEventDate(null)).toBeNull();
+    expect(parseEventDate("")).toBeNull();
+    expect(parseEventDate("2025-02-30")).toBeNaN();
+    expect(parseEventDate("March 2026")).toBeNaN();
+  });
+
+  it("formats the block's dates with a zero-padded day", () => {
+    expect(formatLongDate(Date.UTC(2026, 2, 2, 23))).toBe("March 02, 2026");
+    expect(formatLongDate(Date.UTC(2025, 0, 14))).toBe("January 14, 2025");
+  });
+
+  it("finds absolute, relative and bare-year dates against the reference", () => {
+    const [jan] = findDates("what did I do on January 14, 2025?", MAR_02_2026);
+    expect([jan.start, jan.end, jan.granularity, jan.absolute]).toEqual([Date.UTC(2025, 0, 14), Date.UTC(2025, 0, 15), "day", true]);
+    const [yesterday] = findDates("yesterday I went swimming", MAR_02_2026);
+    expect([yesterday.start, yesterday.absolute]).toEqual([Date.UTC(2026, 2, 1), false]);
+    const [month] = findDates("I started in March 2024", MAR_02_2026);
+    expect([month.start, month.end, month.granularity]).toEqual([Date.UTC(2024, 2, 1), Date.UTC(2024, 3, 1), "month"]);
+    const [year] = findDates("in 2023 I lived in Berlin", MAR_02_2026);
+    expect([year.start, year.granularity]).toEqual([Date.UTC(2023, 0, 1), "year"]);
+  });
+});
+
+describe("extractor answer schema", () => {
+  const item = { text: "Maya moved to Paris.", category: "semantic", importance: 9, event_date: "2026-03", entities: ["Maya"], sources: ["t1"], supersedes: ["a1"] };
+
+  it("accepts exactly the seed's JSON", () => {
+    const parsed = parseExtractorAnswer(JSON.stringify({ memory: [item] }));
+    expect(parsed).toEqual({
+      ok: true,
+      facts: [{ text: "Maya moved to Paris.", category: "semantic", importance: 9, eventDate: Date.UTC(2026, 2, 1), entities: ["Maya"], sources: ["t1"], supersedes: ["a1"], factType: "semantic" }],
+    });
+  });
+
+  it("rejects anything else", () => {
+    const bad = [
+      "not json",
+      JSON.stringify([item]),
+      JSON.stringify({ memory: [item], extra: 1 }),
+      JSON.stringify({ memory: [{ ...item, importance: 11 }] }),
+      JSON.stringify({ memory: [{ ...item, event_date: "soon" }] }),
+      JSON.stringify({ memory: [{ ...item, mood: "happy" }] }),
+      JSON.stringify({ memory: [{ ...item, text: "" }] }),
+    ];
+    for (const content of bad) expect(parseExtractorAnswer(content).ok, content).toBe(false);
+  });
+});
+
+describe("first person", () => {
+  it("rewrites statements in the third person and skips questions and filler", () => {
+    expect(toThirdPerson("I live in London and work as a nurse.", "Maya")).toBe("Maya lives in London and works as a nurse.");
+    expect(toThirdPerson("I don't eat meat, my partner does.", "Maya")).toBe("Maya does not eat meat, Maya's partner does.");
+    expect(toThirdPerson("I am a nurse.", "the user")).toBe("The user is a nurse.");
+    expect(firstPersonStatement("Can you help me?")).toBe("none");
+    expect(firstPersonStatement("I see.")).toBe("none");
+    expect(firstPersonStatement("We adopted a dog.")).toBe("plural");
+  });
+});
+
+describe("slots", () => {
+  it("finds the speaker's slots and ignores other people's", () => {
+    expect(findSlots("Maya lives in London and works as a nurse at St Thomas'.")).toEqual([
+      { slot: "lives_in", value: "london", subject: "Maya" },
+      { slot: "works_at", value: "st thomas", subject: "Maya" },
+      { slot: "job", value: "nurse", subject: "Maya" },
+    ]);
+    expect(findSlots("My sister lives in Rome.")).toEqual([{ slot: "lives_in", value: "rome", subject: "" }]);
+    expect(findSlots("I got married last June.")).toEqual([{ slot: "relationship", value: "married", subject: "I" }]);
+    expect(findSlots("My name is Maya Lopez.")).toEqual([{ slot: "name", value: "maya lopez", subject: "I" }]);
+  });
+
+  it("a new value of the same slot conflicts; the same value or another slot does not", () => {
+    const stored = findSlots("Maya lives in London.");
+    expect(conflictingSlots(findSlots("Maya moved from London to Paris."), stored, ["Maya"])).toEqual(["lives_in"]);
+    expect(conflictingSlots(findSlots("Maya lives in London, UK."), stored, ["Maya"])).toEqual([]);
+    expect(conflictingSlots(findSlots("Maya works at Google."), stored, ["Maya"])).toEqual([]);
+    expect(conflictingSlots(findSlots("Her sister Ana lives in Rome."), stored, ["Maya"])).toEqual([]);
+  });
+});
+
+describe("offline extractor", () => {
+  it("extracts dated facts with entities and closes contradicted slots", () => {
+    const facts = extractOffline({
+      observedAt: MAR_02_2026,
+      strategies: [],
+      storedFacts: [
+        { id: "a1", text: "Maya lives in London and works as a nurse at St Thomas'." },
+        { id: "a2", text: "Maya's sister Ana lives in Rome." },
+        { id: "a3", text: "Maya is single." },
+      ],
+      messages: [
+        { id: "t1", role: "user", name: "Maya", content: "Big news: I just moved from London to Paris! Yesterday I went to a bakery with Sam. Any tips?" },
+        { id: "t2", role: "assistant", name: "", content: "I love Paris bakeries." },
+      ],
+    });
+    expect(facts.map((f) => [f.text, f.supersedes, f.eventDate, f.sources])).toEqual([
+      ["Maya just moved from London to Paris!", ["a1"], Date.UTC(2026, 2, 2), ["t1"]],
+      ["On March 1, 2026 Maya went to a bakery with Sam.", [], Date.UTC(2026, 2, 1), ["t1"]],
+    ]);
+    expect(facts[0].importance).toBe(9);
+    expect(facts[0].entities).toEqual(expect.arrayContaining(["London", "Paris", "Maya"]));
+    expect(facts[1].factType).toBe("event");
+  });
+
+  it("keeps only the requested kinds with strategies", () => {
+    const facts = extractOffline({
+      observedAt: MAR_02_2026,
+      strategies: ["preferences"],
+      storedFacts: [],
+      messages: [{ id: "t1", role: "user", name: "Li", content: "I love spicy food. I work at Acme." }],
+    });
+    expect(facts.map((f) => f.text)).toEqual(["Li loves spicy food."]);
+  });
+});
