@@ -2,6 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { pino, type Logger } from "pino";
 import { createChatModel, createEmbedder } from "./adapters/providers.js";
 import { LanceStore } from "./adapters/lancedb/lance-store.js";
+import { Maintainer } from "./adapters/lancedb/maintenance.js";
 import type { Config } from "./config.js";
 import { file_agentmem_v1_drift_service, DriftService } from "./gen/agentmem/v1/drift_service_pb.js";
 import { file_agentmem_v1_memory_service, MemoryService } from "./gen/agentmem/v1/memory_service_pb.js";
@@ -35,6 +36,8 @@ export interface AppOverrides {
 export interface App {
   readonly deps: ServiceDeps;
   readonly store: LanceStore;
+  /** Background storage maintenance (compaction, index refresh, version cleanup, vector index). */
+  readonly maintenance: Maintainer;
   /** Registers every service, health and reflection on a Connect router. */
   routes(router: ConnectRouter): void;
   /** Health turns NOT_SERVING (first step of a graceful shutdown). */
@@ -55,7 +58,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   };
   const embedder = overrides.embedder ?? (await createEmbedder(config, hooks));
   const chat = overrides.chat ?? createChatModel(config, hooks);
-  const store = new LanceStore({ uri: config.data, dimension: embedder.dimension });
+  const store = new LanceStore({
+    uri: config.data,
+    dimension: embedder.dimension,
+    hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
+    readConsistencySeconds: config.storage.readConsistencySeconds,
+  });
+  const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
+  maintenance.start();
   const access = new AccessTracker(store, logger);
   access.start();
   const clock = overrides.clock ?? systemClock;
@@ -68,6 +78,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   return {
     deps,
     store,
+    maintenance,
     routes(baseRouter) {
       const router = withUsageAttribution(baseRouter, usage);
       router.service(MemoryService, createMemoryService(deps));
@@ -90,6 +101,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await rollups.stop();
       await access.stop();
       await usage.stop();
+      await maintenance.stop();
       await store.close();
     },
   };

@@ -23,6 +23,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   const app = await createApp(config, overrides);
   const logger = app.deps.logger;
   const metrics = createMetrics({ store: app.store });
+  app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
   const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
     interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],

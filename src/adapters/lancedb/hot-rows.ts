@@ -48,7 +48,8 @@ interface Loading {
  * use and kept current by the writes this process commits (write-through). Every read first
  * compares the table's version with the versions this process wrote; any other version (another
  * process, maintenance, a direct engine write) drops the table's partitions, so a read never sees
- * data older than the engine would show it.
+ * data older than the engine would show it. (Version metadata cannot tell a compaction from an
+ * update that rewrote a whole fragment, so even compaction counts as a change.)
  */
 export class HotRows {
   private readonly partitions = new Map<string, Partition>();
@@ -166,28 +167,37 @@ export class HotRows {
     return `${this.options.name}\u0000${key}`;
   }
 
-  /** Brings the cache to the table's current version; unexplained versions drop it. */
+  /** Brings the cache to the table's current version; versions this process did not write drop it. */
   private async sync(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.options.table.version();
-      if (this.version === null || current <= this.version) {
-        this.version = Math.max(this.version ?? current, current);
+      if (this.version === null || current === this.version) {
+        this.version = current;
         return;
       }
-      let explained = true;
-      for (let v = this.version + 1; v <= current; v++) if (!this.localVersions.has(v)) explained = false;
-      if (!explained && this.inFlight > 0 && attempt === 0) {
+      if (current < this.version) {
+        // The table was recreated (or restored): nothing cached can be trusted.
+        this.invalidate();
+        this.version = current;
+        return;
+      }
+      const unexplained: number[] = [];
+      for (let v = this.version + 1; v <= current; v++) if (!this.localVersions.has(v)) unexplained.push(v);
+      if (unexplained.length > 0 && this.inFlight > 0 && attempt === 0) {
+        // Probably our own commit, landed but not yet applied: wait for it and look again.
         await this.settled;
         continue;
       }
-      if (!explained) {
-        this.dropAll();
-        this.options.budget.counters.invalidations++;
-      }
+      if (unexplained.length > 0) this.invalidate();
       for (const v of this.localVersions) if (v <= current) this.localVersions.delete(v);
       this.version = current;
       return;
     }
+  }
+
+  private invalidate(): void {
+    this.dropAll();
+    this.options.budget.counters.invalidations++;
   }
 
   private dimensionOf: number | undefined;

@@ -18,11 +18,12 @@ export interface Codec<T> {
   textColumn?: string;
 }
 
-/** Optional in-memory serving of reads pinned to one partition (see `HotRows`). */
+/** How a table is partitioned (e.g. by `user`), and the in-memory rows of hot partitions if cached (see `HotRows`). */
 export interface HotRowsBinding {
-  rows: HotRows;
   /** The column whose equality pins a partition (e.g. `user`). */
   partitionColumn: string;
+  /** Absent when the cache is off. */
+  rows?: HotRows;
 }
 
 type WritePayload<T> =
@@ -65,6 +66,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.queue.groupSizes;
   }
 
+  /** The vector column, if the table has one. */
+  get vectorColumn(): string | undefined {
+    return this.codec.vectorColumn;
+  }
+
   /** The underlying LanceDB table (for maintenance). */
   get lanceTable(): Table {
     return this.table;
@@ -76,6 +82,10 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   insertNew(rows: readonly T[]): Promise<void> {
     return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows });
+  }
+
+  append(rows: readonly T[]): Promise<void> {
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows });
   }
 
   delete(condition: Condition): Promise<number> {
@@ -95,10 +105,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     const withVector = !options.withoutVector;
     const partition = await this.partitionFor(condition, withVector ? "vectors" : "rows");
     if (partition) return partition.filter(rowFilter(condition), options.limit).map((h) => this.decode(h, withVector));
-    const ids = this.hot && (!withVector || this.hot.rows.servesVectors) ? pinnedIds(condition) : undefined;
-    if (!ids || !this.hot || options.limit !== undefined) return this.engineFind(condition, options);
+    const hot = this.hot?.rows;
+    const ids = hot && (!withVector || hot.servesVectors) ? pinnedIds(condition) : undefined;
+    if (!ids || !hot || options.limit !== undefined) return this.engineFind(condition, options);
     // Lookups by id: rows held in memory are current, so only the others go to the engine.
-    const { hits, missing } = await this.hot.rows.byIds([...new Set(ids)]);
+    const { hits, missing } = await hot.byIds([...new Set(ids)]);
     const keep = rowFilter(condition);
     const found = hits.filter((h) => keep(h.row)).map((h) => this.decode(h, withVector));
     return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
@@ -164,12 +175,13 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   /** The cached partition a condition pins, if it can serve `need`; `undefined` → ask the engine. */
   private async partitionFor(condition: Condition, need: "rows" | "vectors" | "match") {
-    if (!this.hot) return undefined;
+    const rows = this.hot?.rows;
+    if (!this.hot || !rows) return undefined;
     const key = pinnedValue(condition, this.hot.partitionColumn);
     if (typeof key !== "string") return undefined;
-    if ((need === "vectors" && !this.hot.rows.servesVectors) || (need === "match" && !this.hot.rows.servesMatch)) return undefined;
-    const partition = await this.hot.rows.partition(key);
-    if (!partition) this.hot.rows.bypassed();
+    if ((need === "vectors" && !rows.servesVectors) || (need === "match" && !rows.servesMatch)) return undefined;
+    const partition = await rows.partition(key);
+    if (!partition) rows.bypassed();
     return partition;
   }
 
@@ -231,6 +243,15 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return [before];
     }
     const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
+    if (group === "append") {
+      // Ids are new by construction: a plain append, no join against the stored ids.
+      await this.tracked(
+        () => this.table.add(records.map((r) => this.codec.toRow(r))),
+        (v) => hot?.committed(v, records.map((r) => this.committedRow(r)), "insertNew"),
+      );
+      this.onCommit(records.length);
+      return payloads.map(() => undefined);
+    }
     const mode = group === "upsert" ? "upsert" : "insertNew";
     const merge = this.table.mergeInsert("id");
     const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();

@@ -169,6 +169,13 @@ export class LanceStore implements Store {
     return c as unknown as Promise<LanceCollection<T>>;
   }
 
+  /** Open tables with their vector column, for background maintenance (`Maintainer`). */
+  async maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>> {
+    const out = new Map<string, { table: lancedb.Table; vectorColumn?: string }>();
+    for (const [name, c] of await this.openCollections()) out.set(name, { table: c.lanceTable, vectorColumn: c.vectorColumn });
+    return out;
+  }
+
   /** Every open collection by table name. */
   async openCollections(): Promise<Map<string, LanceCollection<Keyed>>> {
     const out = new Map<string, LanceCollection<Keyed>>();
@@ -197,7 +204,8 @@ export class LanceStore implements Store {
   private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
     const { partitionColumn } = kind;
     const { vectorColumn, textColumn } = kind.codec;
-    if (!partitionColumn || !vectorColumn || this.budget.maxBytes <= 0) return undefined;
+    if (!partitionColumn) return undefined;
+    if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
     const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches });
     return { rows, partitionColumn };

@@ -1,0 +1,206 @@
+import * as lancedb from "@lancedb/lancedb";
+import type { Logger } from "pino";
+
+/** What maintenance needs from the store: its open tables. */
+export interface MaintainedStore {
+  /** Open tables by name, with their vector column if any. */
+  maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>>;
+}
+
+/** Options for background maintenance. Every field has a default. */
+export interface MaintenanceOptions {
+  /** Milliseconds between threshold checks (default 30,000; 0 = only `runOnce`). */
+  intervalMs?: number;
+  /** Compact when a table has at least this many small fragments (default 16). */
+  smallFragments?: number;
+  /** Fold new rows into the indexes when one has at least this many unindexed rows (default 5,000). */
+  unindexedRows?: number;
+  /** Optimize a changed table at least this often even under the thresholds (default 10 min). */
+  maxIdleMs?: number;
+  /** Old versions are pruned once older than this (default 10 min: readers on another replica may still hold them). */
+  keepVersionsMs?: number;
+  /** Build a vector index once a table holds this many rows (default 100,000; 0 = never). */
+  vectorIndexRows?: number;
+  /** Attempts on a retryable commit conflict (default 6). */
+  attempts?: number;
+}
+
+/** Maintenance counters for logs and metrics (monotonic). */
+export interface MaintenanceCounters {
+  passes: number;
+  /** `optimize` runs (compaction + index refresh + version cleanup) that finished. */
+  optimizations: number;
+  vectorIndexes: number;
+  /** Commit conflicts met and retried. */
+  conflicts: number;
+  errors: number;
+  fragmentsRemoved: number;
+  fragmentsAdded: number;
+  versionsRemoved: number;
+  bytesRemoved: number;
+  /** Milliseconds spent in maintenance work. */
+  millis: number;
+}
+
+/** A maintenance task name as reported to listeners: `optimize` or `vector_index`. */
+export type MaintenanceTask = "optimize" | "vector_index";
+
+/** Called after each task with its outcome. */
+export type MaintenanceListener = (task: MaintenanceTask, outcome: "ok" | "error", table: string) => void;
+
+const RETRYABLE = /retryable|commit conflict|conflict/i;
+
+/**
+ * Background maintenance of every open table: compaction of small fragments, refresh of the
+ * full-text and scalar indexes, cleanup of old versions (one `optimize`), and a vector index once
+ * a table is large. Threshold-driven on a timer, one table at a time, outside the write queues so
+ * requests never wait for it; commit conflicts with concurrent writers (this process or another
+ * replica) are retried with backoff.
+ */
+export class Maintainer {
+  readonly counters: MaintenanceCounters = {
+    passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, errors: 0,
+    fragmentsRemoved: 0, fragmentsAdded: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
+  };
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<number> | null = null;
+  private stopped = false;
+  private readonly lastOptimized = new Map<string, { at: number; version: number }>();
+  private readonly listeners: MaintenanceListener[] = [];
+  private busyBefore = false;
+
+  constructor(
+    private readonly store: MaintainedStore,
+    private readonly logger: Logger,
+    private readonly options: MaintenanceOptions = {},
+  ) {}
+
+  /** Adds a listener for finished tasks (e.g. a Prometheus counter). */
+  onRun(listener: MaintenanceListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Starts the periodic pass. */
+  start(): void {
+    const ms = this.options.intervalMs ?? 30_000;
+    if (ms > 0 && !this.timer) {
+      this.timer = setInterval(() => void this.runOnce(), ms);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops the timer and waits for a pass in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.pass;
+  }
+
+  /** Runs one pass now (or joins the one in flight); resolves with how many tasks ran. */
+  runOnce(force = false): Promise<number> {
+    this.pass ??= this.runPass(force).finally(() => (this.pass = null));
+    return this.pass;
+  }
+
+  private async runPass(force: boolean): Promise<number> {
+    this.counters.passes++;
+    let tasks = 0;
+    const tables = await this.store.maintainedTables();
+    for (const [name, { table, vectorColumn }] of tables) {
+      if (this.stopped) break;
+      try {
+        tasks += await this.maintain(name, table, vectorColumn, force);
+      } catch (error) {
+        this.counters.errors++;
+        this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
+      }
+    }
+    if (tasks === 0 && this.busyBefore) this.logger.info({ counters: this.counters }, "maintenance idle");
+    this.busyBefore = tasks > 0;
+    return tasks;
+  }
+
+  private async maintain(name: string, table: lancedb.Table, vectorColumn: string | undefined, force: boolean): Promise<number> {
+    const stats = await table.stats();
+    const indices = await table.listIndices();
+    const unindexed = Math.max(0, ...indices.map((i) => (i as { numUnindexedRows?: number }).numUnindexedRows ?? 0));
+    const version = await table.version();
+    // A table first seen now counts as optimized now: "overdue" starts from here.
+    if (!this.lastOptimized.has(name)) this.lastOptimized.set(name, { at: Date.now(), version: -1 });
+    const last = this.lastOptimized.get(name)!;
+    const changed = version !== last.version;
+    const overdue = changed && Date.now() - last.at >= (this.options.maxIdleMs ?? 10 * 60_000);
+    let tasks = 0;
+    if (
+      (force && changed) ||
+      stats.fragmentStats.numSmallFragments >= (this.options.smallFragments ?? 16) ||
+      unindexed >= (this.options.unindexedRows ?? 5_000) ||
+      overdue
+    ) {
+      await this.optimize(name, table, stats.fragmentStats.numFragments, unindexed);
+      tasks++;
+    }
+    const threshold = this.options.vectorIndexRows ?? 100_000;
+    if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
+      await this.vectorIndex(name, table, vectorColumn, stats.numRows);
+      tasks++;
+    }
+    if (tasks > 0) this.lastOptimized.set(name, { at: Date.now(), version: await table.version() });
+    return tasks;
+  }
+
+  private async optimize(name: string, table: lancedb.Table, fragmentsBefore: number, unindexedBefore: number): Promise<void> {
+    const started = performance.now();
+    const keep = this.options.keepVersionsMs ?? 10 * 60_000;
+    const result = await this.task("optimize", name, () => table.optimize({ cleanupOlderThan: new Date(Date.now() - keep) }));
+    const millis = performance.now() - started;
+    const c = this.counters;
+    c.optimizations++;
+    c.millis += millis;
+    c.fragmentsRemoved += result.compaction.fragmentsRemoved;
+    c.fragmentsAdded += result.compaction.fragmentsAdded;
+    c.versionsRemoved += result.prune.oldVersionsRemoved;
+    c.bytesRemoved += result.prune.bytesRemoved;
+    const after = await table.stats();
+    this.logger.info(
+      {
+        table: name, millis: Math.round(millis), fragmentsBefore, fragmentsAfter: after.fragmentStats.numFragments, unindexedBefore,
+        fragmentsRemoved: result.compaction.fragmentsRemoved, versionsRemoved: result.prune.oldVersionsRemoved, bytesRemoved: result.prune.bytesRemoved,
+      },
+      "table maintained",
+    );
+  }
+
+  private async vectorIndex(name: string, table: lancedb.Table, column: string, rows: number): Promise<void> {
+    const started = performance.now();
+    await this.task("vector_index", name, () =>
+      table.createIndex(column, { config: lancedb.Index.ivfPq({ distanceType: "cosine" }), replace: false }),
+    );
+    const millis = performance.now() - started;
+    this.counters.vectorIndexes++;
+    this.counters.millis += millis;
+    this.logger.info({ table: name, column, rows, millis: Math.round(millis) }, "vector index built");
+  }
+
+  /** Runs a task with retries on commit conflicts and reports its outcome. */
+  private async task<R>(task: MaintenanceTask, name: string, run: () => Promise<R>): Promise<R> {
+    const attempts = this.options.attempts ?? 6;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await run();
+        for (const l of this.listeners) l(task, "ok", name);
+        return result;
+      } catch (error) {
+        if (attempt < attempts && RETRYABLE.test(String(error))) {
+          this.counters.conflicts++;
+          this.logger.info({ table: name, task, attempt }, "maintenance commit conflict, retrying");
+          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
+          continue;
+        }
+        for (const l of this.listeners) l(task, "error", name);
+        throw error;
+      }
+    }
+  }
+}

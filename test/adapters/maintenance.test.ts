@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, describe, expect, it } from "vitest";
+import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
+import { where } from "../../src/ports/condition.js";
+import { episode } from "./collection-contract.js";
+
+const dirs: string[] = [];
+const stores: LanceStore[] = [];
+async function freshStore(dimension: number): Promise<LanceStore> {
+  const dir = await mkdtemp(join(tmpdir(), "agentmem-maint-"));
+  dirs.push(dir);
+  const store = new LanceStore({ uri: dir, dimension });
+  stores.push(store);
+  return store;
+}
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const silent = pino({ level: "silent" });
+
+describe("Maintainer", () => {
+  it("compacts small fragments and folds new rows into the indexes once past the thresholds", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    for (let i = 0; i < 12; i++) await episodes.upsert([episode(`e${i}`, "u", `walking the dog number ${i}`, i, 8)]);
+    const table = episodes.lanceTable;
+    expect((await table.stats()).fragmentStats.numFragments).toBe(12);
+    const runs: string[] = [];
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000 });
+    maintainer.onRun((task, outcome) => runs.push(`${task}:${outcome}`));
+    expect(await maintainer.runOnce()).toBe(0);
+    const eager = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 8 });
+    eager.onRun((task, outcome) => runs.push(`${task}:${outcome}`));
+    expect(await eager.runOnce()).toBe(1);
+    expect(runs).toEqual(["optimize:ok"]);
+    expect((await table.stats()).fragmentStats.numFragments).toBe(1);
+    const fts = (await table.listIndices()).find((i) => i.indexType === "FTS");
+    expect(fts?.numUnindexedRows).toBe(0);
+    expect(eager.counters.fragmentsRemoved).toBe(12);
+    expect((await episodes.match("dog", where.eq("user", "u"), 20)).length).toBe(12);
+  });
+
+  it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, unindexedRows: 1 });
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 60; i++) await Promise.all([0, 1].map((j) => episodes.upsert([episode(`e${i}-${j}`, "u", `text ${i}`, i, 8)])));
+      writing = false;
+    })();
+    let passes = 0;
+    while (writing) {
+      await maintainer.runOnce(true);
+      passes++;
+    }
+    await writer;
+    expect(passes).toBeGreaterThan(1);
+    expect(maintainer.counters.errors).toBe(0);
+    expect(await episodes.count(where.all())).toBe(120);
+    expect(await episodes.count(where.eq("user", "u"))).toBe(120);
+  });
+
+  it("builds a cosine vector index once a table is large enough, and pinned reads stay exact", async () => {
+    const store = await freshStore(16);
+    const memories = await store.memories("t");
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
+    await memories.upsert(
+      rows.map((e) => ({
+        id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
+        entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
+        sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
+        accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
+      })),
+    );
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500 });
+    await maintainer.runOnce();
+    expect(maintainer.counters.vectorIndexes).toBe(1);
+    const indices = await memories.lanceTable.listIndices();
+    expect(indices.find((i) => i.columns.includes("vector"))?.indexType).toMatch(/ivf/i);
+    const query = new Float32Array(16);
+    query[4] = 1;
+    const cold = await new LanceStore({ uri: dirs[dirs.length - 1], dimension: 16, hotRowsBytes: 0 }).memories("t");
+    const exact = await cold.nearest(query, where.eq("user", "u1"), 5);
+    const served = await memories.nearest(query, where.eq("user", "u1"), 5);
+    expect(served.map((h) => h.score)).toEqual(exact.map((h) => expect.closeTo(h.score, 5)));
+    expect(exact[0].score).toBeCloseTo(1, 5);
+    expect(served.every((h) => h.row.user === "u1")).toBe(true);
+  });
+});
