@@ -11,6 +11,7 @@ import { pino } from "pino";
 import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
 import { createApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
+import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { RelationalService } from "../src/gen/agentmem/v1/relational_service_pb.js";
 
 const turns = Number(process.argv[2] ?? 50);
@@ -27,7 +28,9 @@ const MESSAGES = [
 const dir = await mkdtemp(join(tmpdir(), "agentmem-bench-"));
 const config = loadConfig({ data: dir, embedder: "hash" }, { AGENTMEM_LOG_LEVEL: "silent" });
 const app = await createApp(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
-const client = createClient(RelationalService, createRouterTransport((r) => app.routes(r)));
+const transport = createRouterTransport((r) => app.routes(r));
+const client = createClient(RelationalService, transport);
+const memory = createClient(MemoryService, transport);
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const sequential: number[] = [];
@@ -37,6 +40,13 @@ for (let i = 0; i < turns; i++) {
     await client.process({ scope: { user: `user-${u}` }, message: `${MESSAGES[(i + u) % MESSAGES.length]} (${i})` });
     sequential.push(performance.now() - started);
   }
+}
+// Baseline: one plain Remember (one embedding, one episode and one memory commit) per call.
+const remember: number[] = [];
+for (let i = 0; i < turns; i++) {
+  const started = performance.now();
+  await memory.remember({ scope: { user: "baseline" }, content: `${MESSAGES[i % MESSAGES.length]} (baseline ${i})` });
+  remember.push(performance.now() - started);
 }
 const concurrent: number[] = [];
 const started = performance.now();
@@ -55,7 +65,11 @@ const row = (name: string, xs: number[]) => ({
   p95_ms: +quantile(xs, 0.95).toFixed(1),
   max_ms: +Math.max(...xs).toFixed(1),
 });
-const table = [row("sequential", sequential), row(`concurrent (${users * 5} at once)`, concurrent)];
+const table = [
+  row("Process, sequential", sequential),
+  row(`Process, ${users * 5} at once`, concurrent),
+  row("Remember baseline, sequential", remember),
+];
 console.table(table);
 console.log(`concurrent wall ${wall.toFixed(0)} ms → ${((users * 5) / (wall / 1000)).toFixed(1)} turns/s`);
 mkdirSync("bench/results", { recursive: true });

@@ -5,10 +5,11 @@ import { applyInteraction } from "../../core/relational/dynamics.js";
 import { extractMentions } from "../../core/relational/mentions.js";
 import { buildSystemPrompt } from "../../core/relational/prompt.js";
 import type { RelationRecord } from "../../core/relational/records.js";
-import { newRelation, relationBias, type Tone, toneFor } from "../../core/relational/state.js";
+import { relationBias, type Tone, toneFor } from "../../core/relational/state.js";
 import type { ServiceDeps } from "../deps.js";
 import { rememberAll } from "../memory/remember.js";
-import { effectiveAt, readRelation, updateRelation } from "./relation-rows.js";
+import type { KeyedLock } from "./keyed-lock.js";
+import { effectiveAt, updateRelation } from "./relation-rows.js";
 import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
 import type { ProcessInput } from "./requests.js";
 import { recordMentions } from "./third-parties.js";
@@ -62,20 +63,19 @@ async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: st
  * update the relation (atomically, at `at`) → build the context and system prompt → reply with
  * the chat model if one is configured → store the interaction as one memory and count mentions.
  */
-export async function processTurn(deps: ServiceDeps, tenant: string, input: ProcessInput): Promise<ProcessResult> {
+export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: string, input: ProcessInput): Promise<ProcessResult> {
   const now = deps.clock.now().getTime();
   const user = input.key.user;
-  // Fail fast (before any work) on a replay into the past; the update re-checks atomically.
-  const at = effectiveAt((await readRelation(deps, tenant, user)) ?? newRelation(user), input.at, now);
   const detection = detect(input.message);
-  // Retrieval and the state update do not depend on each other: run them side by side.
+  // Retrieval and the state update do not depend on each other: run them side by side. The
+  // update refuses a replay into the past (AT_BEFORE_LAST_SEEN) before writing anything.
   const retrieve = async () => {
     const [vector] = await deps.embedder.embed([input.message]);
     return relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at });
   };
   const [relevant, relation] = await Promise.all([
     retrieve(),
-    updateRelation(deps, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
+    updateRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
   ]);
   const tone = toneFor(relation.grudge);
   const bias = relationBias(relation);
@@ -91,7 +91,7 @@ export async function processTurn(deps: ServiceDeps, tenant: string, input: Proc
     memories: relevant.map((r) => ({ text: r.memory.text, at: r.memory.validFrom, similarity: r.similarity })),
   });
   const reply = await generateReply(deps, tenant, systemPrompt, input.message);
-  const storedAt = relation.lastSeen ?? at;
+  const storedAt = relation.lastSeen ?? now;
   const [[memoryId]] = await Promise.all([
     rememberAll(deps, tenant, [
       {

@@ -1,7 +1,8 @@
-import { AgentMemError, invalidArgument } from "../../core/errors.js";
+import { invalidArgument } from "../../core/errors.js";
 import type { RelationRecord } from "../../core/relational/records.js";
 import { newRelation, settle } from "../../core/relational/state.js";
 import type { ServiceDeps } from "../deps.js";
+import type { KeyedLock } from "./keyed-lock.js";
 
 /** The stored relation of an end-user, or undefined if never seen. */
 export async function readRelation(deps: ServiceDeps, tenant: string, user: string): Promise<RelationRecord | undefined> {
@@ -30,22 +31,22 @@ export function effectiveAt(row: RelationRecord, requested: number | undefined, 
 }
 
 /**
- * Changes an end-user's relation atomically: creates the starting row if missing, then runs
- * `change` inside the table's write queue, so concurrent updates of one user are serialised and
- * none is lost. `change` may throw to refuse (nothing is written then).
+ * Changes an end-user's relation atomically within this server: the read, `change` (which may throw
+ * to refuse, writing nothing) and the write of one end-user run one at a time under `lock`, so
+ * concurrent turns of that user lose no update; different users' writes share commits.
  */
 export async function updateRelation(
   deps: ServiceDeps,
+  lock: KeyedLock,
   tenant: string,
   user: string,
   change: (row: RelationRecord) => RelationRecord,
 ): Promise<RelationRecord> {
   const relations = await deps.store.relations(tenant);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if ((await relations.get([user])).length === 0) await relations.insertNew([newRelation(user)]);
-    const [updated] = await relations.patch([user], change);
-    // Missing only if an erasure removed the row between the insert and the patch: start again.
-    if (updated) return updated;
-  }
-  throw new AgentMemError("UNAVAILABLE", "RELATION_BUSY", "the end-user's relation could not be updated; retry");
+  return lock.run(`${tenant}\u0000${user}`, async () => {
+    const [row] = await relations.get([user]);
+    const next = change(row ?? newRelation(user));
+    await relations.upsert([next]);
+    return next;
+  });
 }

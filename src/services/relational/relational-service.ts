@@ -7,6 +7,7 @@ import type { RelationalScalars } from "../../core/relational/records.js";
 import { resolveTenant } from "../../server/principal.js";
 import { strengthToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
+import { KeyedLock } from "./keyed-lock.js";
 import { processTurn } from "./process.js";
 import { effectiveAt, relationAt, updateRelation } from "./relation-rows.js";
 import { eventInput, pageSizeOf, processInput, thirdPartyInput, userOf } from "./requests.js";
@@ -19,11 +20,12 @@ export function userStateToProto(s: RelationalScalars): UserState {
 
 /** The RelationalService handlers (proto ↔ domain). */
 export function createRelationalService(deps: ServiceDeps): ServiceImpl<typeof RelationalService> {
+  const lock = new KeyedLock();
   return {
     async process(req, ctx) {
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
       const started = performance.now();
-      const r = await processTurn(deps, tenant, processInput(req));
+      const r = await processTurn(deps, lock, tenant, processInput(req));
       deps.logger.debug(
         { tenant, intent: r.detection.intent, relevant: r.relevant.length, ms: Math.round(performance.now() - started) },
         "process",
@@ -70,7 +72,7 @@ export function createRelationalService(deps: ServiceDeps): ServiceImpl<typeof R
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
       const input = eventInput(req);
       const now = deps.clock.now().getTime();
-      const row = await updateRelation(deps, tenant, input.user, (r) => applyEvent(r, input.event, effectiveAt(r, input.at, now)));
+      const row = await updateRelation(deps, lock, tenant, input.user, (r) => applyEvent(r, input.event, effectiveAt(r, input.at, now)));
       return { user: userStateToProto(row) };
     },
 
