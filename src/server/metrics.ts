@@ -69,7 +69,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     try {
       return await next(req);
     } catch (error) {
-      code = Code[ConnectError.from(error).code].toLowerCase();
+      code = Code[ConnectError.from(error).code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
       throw error;
     } finally {
       stop();
