@@ -45,6 +45,7 @@ export const SELF_HARM_CUES: readonly string[] = [
   "hurt(?:ing)? myself", "harm(?:ing)? myself", "self[- ]harm\\w*", "cut(?:ting)? myself", "overdos\\w*",
   "took too many pills", "no reason to live", "(?:can't|cannot) go on", "not worth living",
   "(?:don't|do not|can't) see the point (?:anymore|any more|in (?:living|going on))",
+  "want (?:it all|everything) to (?:stop|end)", "(?:don't|do not) want to be alive",
 ];
 
 /** Medical and safety emergency phrases: a crisis flag. */
