@@ -25,6 +25,11 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   const metrics = createMetrics({ store: app.store });
   app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
   const api = connectNodeAdapter({
+  app.deps.usage.onRecord((d) => {
+    metrics.modelTokens.inc({ kind: "embedding" }, d.embeddingTokens);
+    metrics.modelTokens.inc({ kind: "chat_prompt" }, d.llmPromptTokens);
+    metrics.modelTokens.inc({ kind: "chat_completion" }, d.llmCompletionTokens);
+  });
     routes: (router) => app.routes(router),
     interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],
     readMaxBytes: config.maxBodyBytes,

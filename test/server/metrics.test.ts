@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentMem, Code, ConnectError } from "../../sdk/index.js";
+import { startFakeOpenAI } from "../support/fake-openai.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
 let real: RealServer;
@@ -61,5 +62,22 @@ describe("GET /metrics", () => {
   it("does not take the API's paths: a POST to /metrics still reaches Connect", async () => {
     const res = await fetch(`${real.url}/metrics`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(res.status).toBe(404);
+  });
+
+  it("counts the model tokens a provider bills, the same figure Usage reports", async () => {
+    const fake = await startFakeOpenAI({ dimension: 16 });
+    const billed = await startRealServer({ embedder: "openai", env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: "test-key" } });
+    try {
+      const sdk = new AgentMem({ baseUrl: billed.url });
+      await sdk.remember({ scope: { user: "u1" }, content: "I had knee surgery in March" });
+      await sdk.recall({ scope: { user: "u1" }, query: "surgery" });
+      const text = await (await fetch(`${billed.url}/metrics`)).text();
+      const usage = await sdk.memory.usage({ scope: {} });
+      expect(usage.embeddingTokens).toBeGreaterThan(0n);
+      expect(sample(text, "agentmem_model_tokens_total", { kind: "embedding" })).toBe(Number(usage.embeddingTokens));
+    } finally {
+      await billed.close();
+      await fake.close();
+    }
   });
 });

@@ -14,11 +14,22 @@ export interface RealServer {
   close(): Promise<void>;
 }
 
-/** Starts the real server (hash embedder, port 0); `apiKeys` as in `AGENTMEM_API_KEYS` (empty = dev mode). */
-export async function startRealServer(options: { apiKeys?: string } = {}): Promise<RealServer> {
+/** Options for {@link startRealServer}. */
+export interface RealServerOptions {
+  /** `AGENTMEM_API_KEYS` (default empty: dev mode). */
+  apiKeys?: string;
+  /** `hash` (default) or `openai` (configured from `env`, e.g. a fake OpenAI server). */
+  embedder?: "hash" | "openai";
+  /** More environment for the config (e.g. `OPENAI_BASE_URL`). */
+  env?: Record<string, string>;
+}
+
+/** Starts the real server on port 0 over a temp directory. */
+export async function startRealServer(options: RealServerOptions = {}): Promise<RealServer> {
   const dir = await mkdtemp(join(tmpdir(), "agentmem-real-"));
-  const config = loadConfig({ data: dir, port: 0, embedder: "hash" }, { AGENTMEM_API_KEYS: options.apiKeys ?? "", AGENTMEM_LOG_LEVEL: "silent" });
-  const server = await startServer(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
+  const embedder = options.embedder ?? "hash";
+  const config = loadConfig({ data: dir, port: 0, embedder }, { AGENTMEM_API_KEYS: options.apiKeys ?? "", AGENTMEM_LOG_LEVEL: "silent", ...options.env });
+  const server = await startServer(config, { embedder: embedder === "hash" ? createHashEmbedder() : undefined, logger: pino({ level: "silent" }) });
   return {
     server,
     url: server.url,

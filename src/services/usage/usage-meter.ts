@@ -24,6 +24,7 @@ export class UsageMeter {
   private unattributedCounts = zeroUsage();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly listeners: ((delta: Readonly<UsageCounters>) => void)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -51,6 +52,11 @@ export class UsageMeter {
       externalChars: chars,
       chatRequests: 1,
     });
+  }
+
+  /** Calls `listener` with every recorded delta, attributed or not (for `/metrics`). */
+  onRecord(listener: (delta: Readonly<UsageCounters>) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Provider usage no request was running for (e.g. the start-up probe); kept in memory only. */
@@ -88,6 +94,7 @@ export class UsageMeter {
   }
 
   private add(tenant: string | undefined, delta: UsageCounters): void {
+    for (const listener of this.listeners) listener(delta);
     if (tenant === undefined) {
       this.unattributedCounts = addUsage(this.unattributedCounts, delta);
       return;
