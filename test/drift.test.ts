@@ -1,7 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUseEmbedder } from "../src/adapters/embedders/use-embedder.js";
+import { createUseEmbedder, type UseEmbedder } from "../src/adapters/embedders/use-embedder.js";
 import { LanceStore } from "../src/adapters/lancedb/lance-store.js";
+import { USE_CALIBRATION } from "../src/core/drift/calibration.js";
+import { scoreDrift } from "../src/core/drift/drift-score.js";
 import { Verdict } from "../src/gen/agentmem/v1/common_pb.js";
 import { DriftService } from "../src/gen/agentmem/v1/drift_service_pb.js";
 import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
@@ -22,8 +24,9 @@ const MORE_OFF_TOPIC = [
 const PASS = [Verdict.ON_TRACK, Verdict.NUDGE];
 
 let t: TestApp;
+let embedder: UseEmbedder;
 beforeAll(async () => {
-  const embedder = createUseEmbedder();
+  embedder = createUseEmbedder();
   await embedder.warmUp();
   t = await createTestApp({ embedder });
 });
@@ -121,4 +124,25 @@ describe("DriftService anchors", () => {
     expect((await drift.clearAnchors({ scope: { user: "ana" } })).cleared).toBe(false);
     expect((await drift.getAnchors({ scope: { user: "ana" } })).goal).toBe("");
   });
+});
+
+// The calibration property on the real `use` model: the math the DriftService runs for the first
+// answer of a scope (goal and constraints set, no centroid yet), without a store round trip.
+describe("drift calibration on the use embedder", () => {
+  for (const set of DRIFT_CALIBRATION) {
+    it(`separates on-topic from off-topic answers for "${set.goal}"`, async () => {
+      const [goal, ...rest] = await embedder.embed([set.goal, ...set.constraints, ...set.onTopic, ...set.offTopic]);
+      const constraints = set.constraints.map((text, i) => ({ text, vector: rest[i] }));
+      const answers = rest.slice(set.constraints.length);
+      const ref = { goal: { text: set.goal, vector: goal }, constraints };
+      set.onTopic.forEach((text, i) => {
+        const s = scoreDrift(answers[i], ref, USE_CALIBRATION);
+        expect(["on_track", "nudge"], `${text} (${s.score.toFixed(3)})`).toContain(s.verdict);
+      });
+      set.offTopic.forEach((text, i) => {
+        const s = scoreDrift(answers[set.onTopic.length + i], ref, USE_CALIBRATION);
+        expect(s.verdict, `${text} (${s.score.toFixed(3)})`).toBe("block");
+      });
+    });
+  }
 });

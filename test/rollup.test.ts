@@ -116,7 +116,7 @@ function faultyStore(store: Store, fail: { summaryWrite?: boolean; delete?: bool
     nearest: (vector, condition, limit) => real.nearest(vector, condition, limit),
     match: (text, condition, limit) => real.match(text, condition, limit),
     delete: (condition) => (fail.delete ? Promise.reject(new Error("injected: crash before delete")) : real.delete(condition)),
-    patch: (ids, change) => real.patch(ids, change),
+    patch: (ids, change, insert) => real.patch(ids, change, insert),
   });
   return new Proxy(store, {
     get(target, prop) {
