@@ -26,3 +26,15 @@ export function namesIn(text: string): string[] {
   }
   return [...seen.values()];
 }
+
+// Capitalised only because they start a question or a request.
+const QUESTION_OPENERS =
+  /^(?:any|anything|anyone|some|something|tell|please|remind|give|show|find|list|describe|summarize|summarise|recommend|suggest|so|ok|okay|also|and|but|since|now|then|any good)$/i;
+
+/**
+ * Names in a question, cheaply: capitalised runs (`extractNames`) without month and day names or
+ * question openers ("Any good bakeries near me?"). No NLP tagging: this runs on every read.
+ */
+export function questionNames(query: string): string[] {
+  return extractNames(query).filter((n) => !CALENDAR_WORDS.test(n) && !QUESTION_OPENERS.test(n));
+}

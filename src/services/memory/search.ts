@@ -1,6 +1,6 @@
 import { findDates, type NamedDate, onAnyDate } from "../../core/extract/dates.js";
-import { namesIn } from "../../core/extract/entities.js";
 import { type ScoredCandidate, type SearchCandidate, scoreCandidates, topWithReservedPlaces } from "../../core/fact-search.js";
+import { questionNames } from "../../core/extract/entities.js";
 import { namesScore } from "../../core/names.js";
 import { cosine } from "../../core/ranking.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
@@ -32,10 +32,13 @@ export interface QuestionSignals {
   dates: NamedDate[];
 }
 
-/** Embeds the question and finds the names and dates (resolved against now) in it. */
+/**
+ * Embeds the question and finds the names (capitalised runs, see `questionNames`: compromise's
+ * full tagging costs tens of milliseconds) and dates (chrono, against now) in it.
+ */
 export async function questionSignals(deps: ServiceDeps, query: string): Promise<QuestionSignals> {
   const [vector] = await deps.embedder.embed([query]);
-  return { vector, names: namesIn(query), dates: findDates(query, deps.clock.now().getTime()) };
+  return { vector, names: questionNames(query), dates: findDates(query, deps.clock.now().getTime()) };
 }
 
 /** The time filter: open rows; or rows believed at `as_of`; or rows begun by `as_of_event` (narrowed later). */
@@ -98,7 +101,7 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
   const top = topWithReservedPlaces(scoreCandidates(pool), input.k);
   const now = deps.clock.now().getTime();
   deps.access.touch(tenant, top.map((h) => h.item.id), now);
-  const chains = await replacedChains(memories, top.map((h) => h.item.id));
+  const chains = await replacedChains(memories, top.map((h) => h.item.id), input.key.user || undefined);
   return top.map((h) => ({ ...h, history: chains.get(h.item.id) ?? [] }));
 }
 
