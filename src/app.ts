@@ -18,11 +18,13 @@ import type { ServiceDeps } from "./services/deps.js";
 import { createDriftService } from "./services/drift/drift-service.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
+import { AuditLog } from "./services/privacy/audit-log.js";
+import { createPrivacyService } from "./services/privacy/privacy-service.js";
+import { RetentionPolicy } from "./services/privacy/retention-policy.js";
 import { RollupScheduler } from "./services/memory/rollup-scheduler.js";
 import { withUsageAttribution } from "./services/usage/attribute-usage.js";
 import { UsageMeter } from "./services/usage/usage-meter.js";
 import { createRelationalService } from "./services/relational/relational-service.js";
-import { withUnimplemented } from "./services/unimplemented.js";
 
 /** Parts a caller (tests, benches) may supply instead of the configured ones. */
 export interface AppOverrides {
@@ -71,7 +73,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const clock = overrides.clock ?? systemClock;
   const usage = (meter = new UsageMeter(store, clock, logger));
   usage.start();
-  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage };
+  const retention = new RetentionPolicy(store, clock, logger);
+  retention.start(config.retentionSweepMinutes * 60_000);
+  const audit = new AuditLog(store, clock, logger);
+  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit };
   const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
   rollups.start();
   let serving = true;
@@ -84,7 +89,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       router.service(MemoryService, createMemoryService(deps));
       router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));
-      router.service(PrivacyService, withUnimplemented(PrivacyService, {}));
+      router.service(PrivacyService, createPrivacyService(deps));
       registerHealth(router, () => (serving ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];
       registerReflection(
@@ -99,6 +104,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     async close() {
       serving = false;
       await rollups.stop();
+      await retention.stop();
       await access.stop();
       await usage.stop();
       await maintenance.stop();

@@ -51,3 +51,8 @@ export interface PatchableCollection<T extends Keyed> extends Collection<T> {
    */
   patch(ids: readonly string[], change: (row: T) => T | undefined, insert?: readonly T[]): Promise<T[]>;
 }
+
+/** A collection that can also append rows whose ids are new by construction (log ids), unchecked. */
+export interface AppendableCollection<T extends Keyed> extends Collection<T> {
+  append(rows: readonly T[]): Promise<void>;
+}

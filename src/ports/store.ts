@@ -3,7 +3,10 @@ import type { ProfileRecord } from "../core/profile-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../core/relational/records.js";
 import type { UsageRecord } from "../core/usage/usage-record.js";
-import type { Collection, PatchableCollection } from "./collection.js";
+import type { AuditRecord } from "../core/privacy/audit-record.js";
+import type { RetentionRecord } from "../core/privacy/retention-plan.js";
+import type { AppendableCollection, Collection, PatchableCollection } from "./collection.js";
+import type { PersonalTable } from "./personal-table.js";
 
 /** Storage for all tenants. Each tenant's rows live in their own physical tables. */
 export interface Store {
@@ -23,6 +26,12 @@ export interface Store {
   thirdParties(tenant: string): Promise<PatchableCollection<ThirdPartyRecord>>;
   /** The ~120-word end-user profiles, one row per (namespace, agent, user). */
   profiles(tenant: string): Promise<PatchableCollection<ProfileRecord>>;
+  /** The append-only audit trail (append only; never updated, never erased with an end-user). */
+  audit(tenant: string): Promise<AppendableCollection<AuditRecord>>;
+  /** The tenant's retention plan (one row, id `plan`). */
+  retention(tenant: string): Promise<Collection<RetentionRecord>>;
+  /** Every table of the tenant holding rows about end-users (a `user` column), for erasure and export. */
+  personalTables(tenant: string): Promise<PersonalTable[]>;
   /** Tenants that have tables. */
   tenants(): Promise<string[]>;
   /** Waits for queued writes, then releases resources. */

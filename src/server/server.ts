@@ -1,6 +1,7 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { type App, type AppOverrides, createApp } from "../app.js";
 import type { Config } from "../config.js";
+import { createAuditInterceptor } from "./audit-interceptor.js";
 import { createAuthInterceptor } from "./auth.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
 import { createHttpRoutes } from "./http-routes.js";
@@ -24,14 +25,14 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   const logger = app.deps.logger;
   const metrics = createMetrics({ store: app.store });
   app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
-  const api = connectNodeAdapter({
   app.deps.usage.onRecord((d) => {
     metrics.modelTokens.inc({ kind: "embedding" }, d.embeddingTokens);
     metrics.modelTokens.inc({ kind: "chat_prompt" }, d.llmPromptTokens);
     metrics.modelTokens.inc({ kind: "chat_completion" }, d.llmCompletionTokens);
   });
+  const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)],
+    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys), createAuditInterceptor(app.deps.audit, logger)],
     readMaxBytes: config.maxBodyBytes,
     jsonOptions: { ignoreUnknownFields: false },
   });

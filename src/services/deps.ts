@@ -5,6 +5,8 @@ import type { Clock } from "../ports/clock.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { Store } from "../ports/store.js";
 import type { AccessTracker } from "./memory/access-tracker.js";
+import type { AuditLog } from "./privacy/audit-log.js";
+import type { RetentionPolicy } from "./privacy/retention-policy.js";
 import type { UsageMeter } from "./usage/usage-meter.js";
 
 /** Everything a service needs, built once at the entry point and passed in. */
@@ -18,4 +20,8 @@ export interface ServiceDeps {
   readonly access: AccessTracker;
   /** Provider usage per tenant (tokens billed, characters sent off the machine). */
   readonly usage: UsageMeter;
+  /** Retention caps by plan; `retention.enforce(tenant, users)` runs after every stored interaction. */
+  readonly retention: RetentionPolicy;
+  /** The append-only audit trail (written by the audit interceptor). */
+  readonly audit: AuditLog;
 }

@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config.js";
 import type { ChatModel } from "../../src/ports/chat-model.js";
 import type { Clock } from "../../src/ports/clock.js";
 import type { Embedder } from "../../src/ports/embedder.js";
+import { createAuditInterceptor } from "../../src/server/audit-interceptor.js";
 import { createAuthInterceptor } from "../../src/server/auth.js";
 import { createErrorInterceptor } from "../../src/server/error-interceptor.js";
 
@@ -50,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const transport = (key?: string) =>
     createRouterTransport((router) => app.routes(router), {
-      router: { interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)] },
+      router: { interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys), createAuditInterceptor(app.deps.audit, logger)] },
       transport: {
         interceptors: key
           ? [

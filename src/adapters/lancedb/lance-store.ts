@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import type { AnchorRecord } from "../../core/drift/anchor-record.js";
@@ -5,9 +6,16 @@ import type { ProfileRecord } from "../../core/profile-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import type { RelationRecord, ThirdPartyRecord } from "../../core/relational/records.js";
 import type { UsageRecord } from "../../core/usage/usage-record.js";
+import type { AuditRecord } from "../../core/privacy/audit-record.js";
+import type { RetentionRecord } from "../../core/privacy/retention-plan.js";
 import { AgentMemError } from "../../core/errors.js";
 import type { Keyed } from "../../ports/collection.js";
+import type { PersonalTable } from "../../ports/personal-table.js";
 import type { Store } from "../../ports/store.js";
+import { auditCodec, auditSchema } from "./audit-codec.js";
+import { localDirectory } from "./disk-usage.js";
+import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
+import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
 import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
@@ -80,6 +88,12 @@ const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   scalarIndexes: ["user"],
 };
 
+const AUDIT: TableKind<AuditRecord> = { name: "audit", schema: auditSchema, codec: auditCodec };
+const RETENTION: TableKind<RetentionRecord> = { name: "retention", schema: retentionSchema, codec: retentionCodec };
+
+/** Every table kind this build knows (a kind missing here is still found on disk by `personalTables`). */
+export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION];
+
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
@@ -125,6 +139,38 @@ export class LanceStore implements Store {
 
   usage(tenant: string): Promise<LanceCollection<UsageRecord>> {
     return this.collection(tenant, USAGE);
+  }
+
+  audit(tenant: string): Promise<LanceCollection<AuditRecord>> {
+    return this.collection(tenant, AUDIT);
+  }
+
+  retention(tenant: string): Promise<LanceCollection<RetentionRecord>> {
+    return this.collection(tenant, RETENTION);
+  }
+
+  /**
+   * The tenant's tables that hold rows about end-users — every table on disk with a `user`
+   * column, whichever code created it — for erasure and export.
+   */
+  async personalTables(tenant: string): Promise<PersonalTable[]> {
+    const db = await this.connect();
+    const suffix = `__${encodeTenant(tenant)}`;
+    const dir = localDirectory(this.options.uri);
+    const out: PersonalTable[] = [];
+    for (const name of (await db.tableNames()).filter((n) => n.endsWith(suffix)).sort()) {
+      const kindName = name.slice(0, -suffix.length);
+      if (kindName.includes("__")) continue;
+      const kind = TABLE_KINDS.find((k) => k.name === kindName);
+      const opened = this.collections.get(name);
+      const collection = opened ? await opened : kind ? await this.collection(tenant, kind) : undefined;
+      const table = collection?.lanceTable ?? (await db.openTable(name));
+      if (!(await holdsEndUserRows(table))) continue;
+      // A table no code of this process has opened has no write queue to wait for.
+      const exclusive: Exclusive = collection ? (work) => collection.exclusive(work) : (work) => work(table);
+      out.push(new LancePersonalTable(kindName, table, exclusive, dir === null ? null : join(dir, `${name}.lance`)));
+    }
+    return out;
   }
 
   /** Bytes on disk of every table of the tenant (see `tableBytes`). */

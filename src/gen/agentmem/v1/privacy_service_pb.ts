@@ -11,14 +11,14 @@ import { file_agentmem_v1_memory_service } from "./memory_service_pb.js";
 import type { GetStateResponse, ThirdParty } from "./relational_service_pb.js";
 import { file_agentmem_v1_relational_service } from "./relational_service_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file agentmem/v1/privacy_service.proto.
  */
 export const file_agentmem_v1_privacy_service: GenFile = /*@__PURE__*/
-  fileDesc("CiFhZ2VudG1lbS92MS9wcml2YWN5X3NlcnZpY2UucHJvdG8SC2FnZW50bWVtLnYxIjMKDEVyYXNlUmVxdWVzdBITCgtleHRlcm5hbF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkikgEKDUVyYXNlUmVzcG9uc2USEAoIZXBpc29kZXMYASABKAMSEAoIbWVtb3JpZXMYAiABKAMSEQoJcmVsYXRpb25zGAMgASgDEhUKDXRoaXJkX3BhcnRpZXMYBCABKAMSDwoHYW5jaG9ycxgFIAEoAxIQCghwcm9maWxlcxgGIAEoAxIQCghhdWRpdF9pZBgHIAEoCSI0Cg1FeHBvcnRSZXF1ZXN0EhMKC2V4dGVybmFsX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCSJmCgZBbmNob3ISIQoFc2NvcGUYASABKAsyEi5hZ2VudG1lbS52MS5TY29wZRIMCgRnb2FsGAIgASgJEhMKC2NvbnN0cmFpbnRzGAMgAygJEhYKDmFjY2VwdGVkX3R1cm5zGAQgASgDIroCCg5FeHBvcnRSZXNwb25zZRITCgtleHRlcm5hbF9pZBgBIAEoCRIvCgtleHBvcnRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoIbWVtb3JpZXMYAyADKAsyEy5hZ2VudG1lbS52MS5NZW1vcnkSIwoIZXBpc29kZXMYBCADKAsyES5hZ2VudG1lbS52MS5UdXJuEi8KCHJlbGF0aW9uGAUgASgLMh0uYWdlbnRtZW0udjEuR2V0U3RhdGVSZXNwb25zZRIuCg10aGlyZF9wYXJ0aWVzGAYgAygLMhcuYWdlbnRtZW0udjEuVGhpcmRQYXJ0eRIkCgdhbmNob3JzGAcgAygLMhMuYWdlbnRtZW0udjEuQW5jaG9yEg8KB3Byb2ZpbGUYCCABKAkiOQoQTGlzdEF1ZGl0UmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSL8AQoLQXVkaXRSZWNvcmQSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEhEKCW9wZXJhdGlvbhgEIAEoCRIhCgVzY29wZRgFIAEoCzISLmFnZW50bWVtLnYxLlNjb3BlEg8KB291dGNvbWUYBiABKAkSNAoGY291bnRzGAcgAygLMiQuYWdlbnRtZW0udjEuQXVkaXRSZWNvcmQuQ291bnRzRW50cnkaLQoLQ291bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJXChFMaXN0QXVkaXRSZXNwb25zZRIpCgdyZWNvcmRzGAEgAygLMhguYWdlbnRtZW0udjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjYKE1NldFJldGVudGlvblJlcXVlc3QSHwoEcGxhbhgBIAEoDjIRLmFnZW50bWVtLnYxLlBsYW4iNwoUU2V0UmV0ZW50aW9uUmVzcG9uc2USHwoEcGxhbhgBIAEoDjIRLmFnZW50bWVtLnYxLlBsYW4iFQoTR2V0UmV0ZW50aW9uUmVxdWVzdCJNChRHZXRSZXRlbnRpb25SZXNwb25zZRIfCgRwbGFuGAEgASgOMhEuYWdlbnRtZW0udjEuUGxhbhIUCgxtYXhfbWVzc2FnZXMYAiABKAMiDgoMU3dlZXBSZXF1ZXN0IkoKDVN3ZWVwUmVzcG9uc2USEAoIZXBpc29kZXMYASABKAMSEAoIbWVtb3JpZXMYAiABKAMSFQoNdXNlcnNfdHJpbW1lZBgDIAEoAzLJAwoOUHJpdmFjeVNlcnZpY2USPgoFRXJhc2USGS5hZ2VudG1lbS52MS5FcmFzZVJlcXVlc3QaGi5hZ2VudG1lbS52MS5FcmFzZVJlc3BvbnNlEkEKBkV4cG9ydBIaLmFnZW50bWVtLnYxLkV4cG9ydFJlcXVlc3QaGy5hZ2VudG1lbS52MS5FeHBvcnRSZXNwb25zZRJKCglMaXN0QXVkaXQSHS5hZ2VudG1lbS52MS5MaXN0QXVkaXRSZXF1ZXN0Gh4uYWdlbnRtZW0udjEuTGlzdEF1ZGl0UmVzcG9uc2USUwoMU2V0UmV0ZW50aW9uEiAuYWdlbnRtZW0udjEuU2V0UmV0ZW50aW9uUmVxdWVzdBohLmFnZW50bWVtLnYxLlNldFJldGVudGlvblJlc3BvbnNlElMKDEdldFJldGVudGlvbhIgLmFnZW50bWVtLnYxLkdldFJldGVudGlvblJlcXVlc3QaIS5hZ2VudG1lbS52MS5HZXRSZXRlbnRpb25SZXNwb25zZRI+CgVTd2VlcBIZLmFnZW50bWVtLnYxLlN3ZWVwUmVxdWVzdBoaLmFnZW50bWVtLnYxLlN3ZWVwUmVzcG9uc2ViBnByb3RvMw", [file_agentmem_v1_common, file_agentmem_v1_memory_service, file_agentmem_v1_relational_service, file_google_protobuf_timestamp]);
+  fileDesc("CiFhZ2VudG1lbS92MS9wcml2YWN5X3NlcnZpY2UucHJvdG8SC2FnZW50bWVtLnYxIjMKDEVyYXNlUmVxdWVzdBITCgtleHRlcm5hbF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkikgEKDUVyYXNlUmVzcG9uc2USEAoIZXBpc29kZXMYASABKAMSEAoIbWVtb3JpZXMYAiABKAMSEQoJcmVsYXRpb25zGAMgASgDEhUKDXRoaXJkX3BhcnRpZXMYBCABKAMSDwoHYW5jaG9ycxgFIAEoAxIQCghwcm9maWxlcxgGIAEoAxIQCghhdWRpdF9pZBgHIAEoCSI0Cg1FeHBvcnRSZXF1ZXN0EhMKC2V4dGVybmFsX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCSJmCgZBbmNob3ISIQoFc2NvcGUYASABKAsyEi5hZ2VudG1lbS52MS5TY29wZRIMCgRnb2FsGAIgASgJEhMKC2NvbnN0cmFpbnRzGAMgAygJEhYKDmFjY2VwdGVkX3R1cm5zGAQgASgDIkQKDUV4cG9ydGVkVGFibGUSDAoEa2luZBgBIAEoCRIlCgRyb3dzGAIgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLmAgoORXhwb3J0UmVzcG9uc2USEwoLZXh0ZXJuYWxfaWQYASABKAkSLwoLZXhwb3J0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKCG1lbW9yaWVzGAMgAygLMhMuYWdlbnRtZW0udjEuTWVtb3J5EiMKCGVwaXNvZGVzGAQgAygLMhEuYWdlbnRtZW0udjEuVHVybhIvCghyZWxhdGlvbhgFIAEoCzIdLmFnZW50bWVtLnYxLkdldFN0YXRlUmVzcG9uc2USLgoNdGhpcmRfcGFydGllcxgGIAMoCzIXLmFnZW50bWVtLnYxLlRoaXJkUGFydHkSJAoHYW5jaG9ycxgHIAMoCzITLmFnZW50bWVtLnYxLkFuY2hvchIPCgdwcm9maWxlGAggASgJEioKBnRhYmxlcxgJIAMoCzIaLmFnZW50bWVtLnYxLkV4cG9ydGVkVGFibGUiOQoQTGlzdEF1ZGl0UmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSL8AQoLQXVkaXRSZWNvcmQSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEhEKCW9wZXJhdGlvbhgEIAEoCRIhCgVzY29wZRgFIAEoCzISLmFnZW50bWVtLnYxLlNjb3BlEg8KB291dGNvbWUYBiABKAkSNAoGY291bnRzGAcgAygLMiQuYWdlbnRtZW0udjEuQXVkaXRSZWNvcmQuQ291bnRzRW50cnkaLQoLQ291bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJXChFMaXN0QXVkaXRSZXNwb25zZRIpCgdyZWNvcmRzGAEgAygLMhguYWdlbnRtZW0udjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjYKE1NldFJldGVudGlvblJlcXVlc3QSHwoEcGxhbhgBIAEoDjIRLmFnZW50bWVtLnYxLlBsYW4iNwoUU2V0UmV0ZW50aW9uUmVzcG9uc2USHwoEcGxhbhgBIAEoDjIRLmFnZW50bWVtLnYxLlBsYW4iFQoTR2V0UmV0ZW50aW9uUmVxdWVzdCJNChRHZXRSZXRlbnRpb25SZXNwb25zZRIfCgRwbGFuGAEgASgOMhEuYWdlbnRtZW0udjEuUGxhbhIUCgxtYXhfbWVzc2FnZXMYAiABKAMiDgoMU3dlZXBSZXF1ZXN0IkoKDVN3ZWVwUmVzcG9uc2USEAoIZXBpc29kZXMYASABKAMSEAoIbWVtb3JpZXMYAiABKAMSFQoNdXNlcnNfdHJpbW1lZBgDIAEoAzLJAwoOUHJpdmFjeVNlcnZpY2USPgoFRXJhc2USGS5hZ2VudG1lbS52MS5FcmFzZVJlcXVlc3QaGi5hZ2VudG1lbS52MS5FcmFzZVJlc3BvbnNlEkEKBkV4cG9ydBIaLmFnZW50bWVtLnYxLkV4cG9ydFJlcXVlc3QaGy5hZ2VudG1lbS52MS5FeHBvcnRSZXNwb25zZRJKCglMaXN0QXVkaXQSHS5hZ2VudG1lbS52MS5MaXN0QXVkaXRSZXF1ZXN0Gh4uYWdlbnRtZW0udjEuTGlzdEF1ZGl0UmVzcG9uc2USUwoMU2V0UmV0ZW50aW9uEiAuYWdlbnRtZW0udjEuU2V0UmV0ZW50aW9uUmVxdWVzdBohLmFnZW50bWVtLnYxLlNldFJldGVudGlvblJlc3BvbnNlElMKDEdldFJldGVudGlvbhIgLmFnZW50bWVtLnYxLkdldFJldGVudGlvblJlcXVlc3QaIS5hZ2VudG1lbS52MS5HZXRSZXRlbnRpb25SZXNwb25zZRI+CgVTd2VlcBIZLmFnZW50bWVtLnYxLlN3ZWVwUmVxdWVzdBoaLmFnZW50bWVtLnYxLlN3ZWVwUmVzcG9uc2ViBnByb3RvMw", [file_agentmem_v1_common, file_agentmem_v1_memory_service, file_agentmem_v1_relational_service, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * EraseRequest names the end-user (Scope.user) to erase.
@@ -154,7 +154,38 @@ export const AnchorSchema: GenMessage<Anchor> = /*@__PURE__*/
   messageDesc(file_agentmem_v1_privacy_service, 3);
 
 /**
- * ExportResponse is every record about the end-user.
+ * ExportedTable is every stored row of one table about the end-user.
+ *
+ * @generated from message agentmem.v1.ExportedTable
+ */
+export type ExportedTable = Message<"agentmem.v1.ExportedTable"> & {
+  /**
+   * The table kind: "memories", "episodes", "relations", "third_parties", "anchors", "profiles", …
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The rows with their stored column names (times in epoch milliseconds). Embedding vectors
+   * are left out: they are a cache of the text, rebuilt on import.
+   *
+   * @generated from field: repeated google.protobuf.Struct rows = 2;
+   */
+  rows: JsonObject[];
+};
+
+/**
+ * Describes the message agentmem.v1.ExportedTable.
+ * Use `create(ExportedTableSchema)` to create a new message.
+ */
+export const ExportedTableSchema: GenMessage<ExportedTable> = /*@__PURE__*/
+  messageDesc(file_agentmem_v1_privacy_service, 4);
+
+/**
+ * ExportResponse is every record about the end-user: the typed fields for people to read, and
+ * `tables` with every stored column of every table that holds rows about end-users (tables
+ * added later included), complete enough to re-import.
  *
  * @generated from message agentmem.v1.ExportResponse
  */
@@ -198,6 +229,11 @@ export type ExportResponse = Message<"agentmem.v1.ExportResponse"> & {
    * @generated from field: string profile = 8;
    */
   profile: string;
+
+  /**
+   * @generated from field: repeated agentmem.v1.ExportedTable tables = 9;
+   */
+  tables: ExportedTable[];
 };
 
 /**
@@ -205,7 +241,7 @@ export type ExportResponse = Message<"agentmem.v1.ExportResponse"> & {
  * Use `create(ExportResponseSchema)` to create a new message.
  */
 export const ExportResponseSchema: GenMessage<ExportResponse> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 4);
+  messageDesc(file_agentmem_v1_privacy_service, 5);
 
 /**
  * ListAuditRequest pages through the audit trail.
@@ -229,7 +265,7 @@ export type ListAuditRequest = Message<"agentmem.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 5);
+  messageDesc(file_agentmem_v1_privacy_service, 6);
 
 /**
  * AuditRecord is one audited call. It never holds memory content.
@@ -284,7 +320,7 @@ export type AuditRecord = Message<"agentmem.v1.AuditRecord"> & {
  * Use `create(AuditRecordSchema)` to create a new message.
  */
 export const AuditRecordSchema: GenMessage<AuditRecord> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 6);
+  messageDesc(file_agentmem_v1_privacy_service, 7);
 
 /**
  * ListAuditResponse is one page, newest first.
@@ -308,7 +344,7 @@ export type ListAuditResponse = Message<"agentmem.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 7);
+  messageDesc(file_agentmem_v1_privacy_service, 8);
 
 /**
  * SetRetentionRequest sets the plan.
@@ -327,7 +363,7 @@ export type SetRetentionRequest = Message<"agentmem.v1.SetRetentionRequest"> & {
  * Use `create(SetRetentionRequestSchema)` to create a new message.
  */
 export const SetRetentionRequestSchema: GenMessage<SetRetentionRequest> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 8);
+  messageDesc(file_agentmem_v1_privacy_service, 9);
 
 /**
  * SetRetentionResponse echoes the plan.
@@ -346,7 +382,7 @@ export type SetRetentionResponse = Message<"agentmem.v1.SetRetentionResponse"> &
  * Use `create(SetRetentionResponseSchema)` to create a new message.
  */
 export const SetRetentionResponseSchema: GenMessage<SetRetentionResponse> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 9);
+  messageDesc(file_agentmem_v1_privacy_service, 10);
 
 /**
  * GetRetentionRequest takes no fields.
@@ -361,7 +397,7 @@ export type GetRetentionRequest = Message<"agentmem.v1.GetRetentionRequest"> & {
  * Use `create(GetRetentionRequestSchema)` to create a new message.
  */
 export const GetRetentionRequestSchema: GenMessage<GetRetentionRequest> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 10);
+  messageDesc(file_agentmem_v1_privacy_service, 11);
 
 /**
  * GetRetentionResponse holds the plan.
@@ -387,7 +423,7 @@ export type GetRetentionResponse = Message<"agentmem.v1.GetRetentionResponse"> &
  * Use `create(GetRetentionResponseSchema)` to create a new message.
  */
 export const GetRetentionResponseSchema: GenMessage<GetRetentionResponse> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 11);
+  messageDesc(file_agentmem_v1_privacy_service, 12);
 
 /**
  * SweepRequest takes no fields.
@@ -402,7 +438,7 @@ export type SweepRequest = Message<"agentmem.v1.SweepRequest"> & {
  * Use `create(SweepRequestSchema)` to create a new message.
  */
 export const SweepRequestSchema: GenMessage<SweepRequest> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 12);
+  messageDesc(file_agentmem_v1_privacy_service, 13);
 
 /**
  * SweepResponse counts what the cap trimmed.
@@ -431,7 +467,7 @@ export type SweepResponse = Message<"agentmem.v1.SweepResponse"> & {
  * Use `create(SweepResponseSchema)` to create a new message.
  */
 export const SweepResponseSchema: GenMessage<SweepResponse> = /*@__PURE__*/
-  messageDesc(file_agentmem_v1_privacy_service, 13);
+  messageDesc(file_agentmem_v1_privacy_service, 14);
 
 /**
  * PrivacyService erases and exports an end-user, keeps the audit trail and retention caps.
