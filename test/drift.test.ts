@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
 import { createUseEmbedder, type UseEmbedder } from "../src/adapters/embedders/use-embedder.js";
 import { LanceStore } from "../src/adapters/lancedb/lance-store.js";
 import { USE_CALIBRATION } from "../src/core/drift/calibration.js";
@@ -7,6 +8,7 @@ import { scoreDrift } from "../src/core/drift/drift-score.js";
 import { Verdict } from "../src/gen/agentmem/v1/common_pb.js";
 import { DriftService } from "../src/gen/agentmem/v1/drift_service_pb.js";
 import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { checkDrift, getAnchors } from "../src/services/drift/check.js";
 import { DRIFT_CALIBRATION } from "./fixtures/drift-calibration.js";
 import { createTestApp, type TestApp } from "./support/harness.js";
 
@@ -94,6 +96,20 @@ describe("DriftService with the use embedder", () => {
 });
 
 describe("DriftService anchors", () => {
+  it("re-embeds the anchors and restarts the centroid when the embedding model changes", async () => {
+    const drift = t.client(DriftService);
+    const scope = { user: "model-switch" };
+    await drift.check({ scope, goal: GOAL, constraints: [ZULU], response: ON_TOPIC });
+    expect((await drift.getAnchors({ scope })).acceptedTurns).toBe(1n);
+    const key = { namespace: "", agent: "", session: "", user: "model-switch" };
+    const hashed = { ...t.app.deps, embedder: createHashEmbedder() };
+    const r = await checkDrift(hashed, "default", { key, response: ON_TOPIC });
+    expect(r.score?.accepted).toBe(true);
+    const row = await getAnchors(hashed, "default", key);
+    expect(row).toMatchObject({ goal: GOAL, constraints: [ZULU], acceptedTurns: 1, embedModel: hashed.embedder.model });
+    expect([row!.goalVector.length, row!.constraintVectors[0].length, row!.centroid.length]).toEqual([384, 384, 384]);
+  });
+
   it("rejects an empty check with INVALID_ARGUMENT and changes nothing", async () => {
     const drift = t.client(DriftService);
     const scope = { user: "empty" };
