@@ -239,6 +239,27 @@ describe("extractor failures lose nothing and half-write nothing", () => {
   });
 });
 
+describe("the profile", () => {
+  it("is rewritten at most once per session", async () => {
+    const c = t.client(MemoryService);
+    const profileCalls = () => fake.requests.filter((r) => (r.body as ChatCompletionBody | undefined)?.response_format === undefined).length;
+    const add = async (session: string, text: string) => {
+      answers.push(() => JSON.stringify({ memory: [fact(text)] }));
+      const res = await c.add({ scope: { user: "prof", session }, messages: [{ role: "user", name: "Pat", content: "Something about me." }] });
+      expect(res.added.map((m) => m.text)).toEqual([text]);
+    };
+    await add("s1", "Pat plays the cello.");
+    await add("s1", "Pat has two cats.");
+    expect(profileCalls()).toBe(1);
+    await add("s2", "Pat runs on Sundays.");
+    expect(profileCalls()).toBe(2);
+    const profileRequest = fake.requests.filter((r) => (r.body as ChatCompletionBody).response_format === undefined)[1].body as ChatCompletionBody;
+    // The second rewrite sees the facts of both sessions (profiles outlive sessions).
+    expect(profileRequest.messages[1].content).toContain("Pat plays the cello.");
+    expect(profileRequest.messages[1].content).toContain("Pat runs on Sundays.");
+  });
+});
+
 describe("Remember with infer=true", () => {
   it("runs the extractor, keeps the turn, filters by strategy and returns the facts", async () => {
     const c = t.client(MemoryService);

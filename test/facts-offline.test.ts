@@ -107,6 +107,15 @@ describe("offline extractor walk (--llm none)", () => {
     expect(tight.block.split("\n").length).toBeLessThan(lines.length);
   });
 
+  it("runs the offline extractor for Remember with infer=true", async () => {
+    const c = t.client(MemoryService);
+    const res = await c.remember({ scope: { user: "li" }, name: "Li", content: "I love spicy food. I work at Acme.", infer: true, strategies: ["preferences"] });
+    expect(res.memoryId).toBe("");
+    expect(res.extractionError).toBe("");
+    expect(res.facts.map((f) => f.text)).toEqual(["Li loves spicy food."]);
+    expect((await c.history({ scope: { user: "li" } })).turns.map((x) => x.content)).toEqual(["I love spicy food. I work at Acme."]);
+  });
+
   it("adds nothing when the same statement comes again", async () => {
     const c = t.client(MemoryService);
     const before = (await c.listMemories({ scope: maya })).memories.length;
