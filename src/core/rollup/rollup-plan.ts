@@ -6,8 +6,12 @@ export const ROLLUP_DEFAULTS = {
   maxSources: 100,
   /** Fewer aged memories than this and the scope is left alone. */
   minSources: 3,
-  /** Cap on the source text folded into one summary, so a summary stays one embeddable row. */
-  maxSummaryChars: 65_536,
+  /**
+   * Cap on the source text folded into one summary, so the summary fits one embedding request
+   * (OpenAI's embedding models take 8,191 tokens, about 4 characters each); the rest waits for
+   * the next pass.
+   */
+  maxSummaryChars: 24_000,
 } as const;
 
 /** The category that marks a summary written by rollup (its `source_ids` are memory ids). */
