@@ -33,7 +33,7 @@ export function isRollupCandidate(m: MemoryRecord, cutoff: number): boolean {
  * Picks the sources of one pass: candidates oldest first (by observation), at most `maxSources`
  * and at most `maxChars` of text (the first is always taken).
  */
-export function selectSources(rows: readonly MemoryRecord[], cutoff: number, maxSources: number, maxChars = ROLLUP_DEFAULTS.maxSummaryChars): MemoryRecord[] {
+export function selectSources(rows: readonly MemoryRecord[], cutoff: number, maxSources: number, maxChars: number = ROLLUP_DEFAULTS.maxSummaryChars): MemoryRecord[] {
   const sorted = rows.filter((m) => isRollupCandidate(m, cutoff)).sort((a, b) => a.validFrom - b.validFrom || a.id.localeCompare(b.id));
   const picked: MemoryRecord[] = [];
   let chars = 0;
