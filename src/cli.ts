@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { registerAddCommand } from "./cli/add-command.js";
 import { describeCliError } from "./cli/errors.js";
 import { registerImportCommand } from "./cli/import-command.js";
 import { registerMemoryCommands } from "./cli/memory-commands.js";
@@ -35,6 +36,7 @@ export function createProgram(): Command {
       process.on("SIGINT", () => stop("SIGINT"));
     });
   registerMemoryCommands(program);
+  registerAddCommand(program);
   registerImportCommand(program);
   registerPrivacyCommands(program);
   registerReembedCommand(program);
