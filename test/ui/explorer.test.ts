@@ -17,14 +17,20 @@ let browser: Browser;
 let dev: RealServer;
 let keyed: RealServer;
 
+const at = (day: string) => ({ seconds: BigInt(Date.parse(day) / 1000), nanos: 0 });
+
 async function seed(client: AgentMem, user: string): Promise<void> {
   await client.memory.rememberBatch({
     items: [
-      { scope: { user }, content: "I had knee surgery in March and I am still on crutches.", observedAt: { seconds: 1_709_280_000n, nanos: 0 } },
+      { scope: { user }, content: "I had knee surgery in March and I am still on crutches.", observedAt: at("2024-03-01") },
       { scope: { user }, content: "My daughter Lea starts school in September.", name: "Maya" },
       { scope: { user }, content: "I prefer short answers without emojis.", factType: 2 },
     ],
   });
+  const say = (content: string) => [{ role: "user", name: "Maya", content }];
+  await client.add({ scope: { user }, messages: say("I live in London and work as a nurse at St Thomas'."), observedAt: at("2025-01-14") });
+  await client.add({ scope: { user }, messages: say("Big news: I just moved from London to Paris for a job at a payments startup."), observedAt: at("2026-03-02") });
+  await client.drift.check({ scope: { user, session: "s1" }, goal: "Help Maya settle into her new job in Paris.", constraints: ["keep answers short"] });
 }
 
 beforeAll(async () => {
@@ -47,7 +53,7 @@ describe("the memory explorer page in Chromium", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${dev.url}/ui/?user=maya`);
+    await page.goto(`${dev.url}/ui/?user=maya&session=s1`);
     await page.fill("#query-input", "surgery");
     await page.press("#query-input", "Enter");
     const hit = page.locator(".hit", { hasText: "knee surgery" });
@@ -70,10 +76,16 @@ describe("the memory explorer page in Chromium", () => {
     if (await message.isVisible()) expect(await message.textContent()).toMatch(/UNIMPLEMENTED|RelationalService/);
     else expect(Number(await page.locator("[data-gauge='trust']").getAttribute("data-value"))).toBeGreaterThanOrEqual(0);
 
-    await page.locator(".fact").first().waitFor();
-    expect(await page.locator(".fact").count()).toBe(3);
+    // The timeline shows the supersede chain: London closed as outdated, then Paris.
+    const outdated = page.locator(".chain .fact[data-outdated=true]", { hasText: "London" });
+    await outdated.waitFor();
+    expect(await outdated.locator(".flag").textContent()).toBe("outdated as of Mar 02, 2026");
+    const chain = outdated.locator("xpath=..");
+    expect(await chain.locator(".fact").count()).toBe(2);
+    expect(await chain.locator(".fact").nth(1).textContent()).toContain("Paris");
     await page.locator(".turn").first().waitFor();
-    expect(await page.locator(".turn").count()).toBe(3);
+    expect(await page.locator(".turn").count()).toBe(5);
+    await page.locator("#drift dd", { hasText: "Help Maya settle" }).waitFor();
     await page.screenshot({ path: join(OUTPUT, "ui-explorer.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();

@@ -31,8 +31,8 @@ function ring(value: number | null, color: string): SVGSVGElement {
   const shown = value === null ? 0 : Math.max(0, Math.min(1, value));
   fillCircle.setAttribute("stroke", color);
   fillCircle.setAttribute("stroke-dasharray", `${shown * CIRCUMFERENCE} ${CIRCUMFERENCE}`);
-  // Start at 12 o'clock and run clockwise whatever way the engine draws a circle.
-  fillCircle.setAttribute("transform", "translate(64 0) scale(-1 1) rotate(-90 32 32)");
+  // A circle's stroke starts at 3 o'clock: turn it to start at 12 and run clockwise.
+  fillCircle.setAttribute("transform", "rotate(-90 32 32)");
   if (shown === 0) fillCircle.setAttribute("stroke-opacity", "0");
   svg.append(circle("track"), fillCircle);
   return svg;
