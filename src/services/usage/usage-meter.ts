@@ -95,6 +95,10 @@ export class UsageMeter {
 
   private add(tenant: string | undefined, delta: UsageCounters): void {
     for (const listener of this.listeners) listener(delta);
+    this.buffer(tenant, delta);
+  }
+
+  private buffer(tenant: string | undefined, delta: UsageCounters): void {
     if (tenant === undefined) {
       this.unattributedCounts = addUsage(this.unattributedCounts, delta);
       return;
@@ -113,7 +117,7 @@ export class UsageMeter {
         if (changed.length === 0) await usage.insertNew([{ id: USAGE_TOTALS_ID, ...delta, updatedAt: now }]);
       } catch (error) {
         // Keep the counts for the next flush rather than lose billing data.
-        this.add(tenant, delta);
+        this.buffer(tenant, delta);
         this.logger.warn({ tenant, err: error instanceof Error ? error.message : String(error) }, "usage counts not written");
       }
     }
