@@ -126,8 +126,8 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
         }
       }
     } finally {
+      // The copy stays until the run ends: background work of a closed store may still touch it.
       await server.close();
-      await rm(dir, { recursive: true, force: true });
     }
   }
   const groups = tally.all();

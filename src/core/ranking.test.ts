@@ -3,6 +3,7 @@ import { asksOnly, contentQuery } from "./query-terms.js";
 import { sameName, speakerNamesScore } from "./names.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, minMax } from "./ranking.js";
 import type { MemoryRecord } from "./records.js";
+import { queryDates, timeScore } from "./time-cue.js";
 
 const NOW = Date.UTC(2025, 0, 1);
 
@@ -83,5 +84,28 @@ describe("fuse", () => {
     const filler = candidate(memory("f", "Jon: Hi."), 0.1, 0);
     expect(fuse([byMel, byCaro, filler], DEFAULT_WEIGHTS, NOW)[0].memory.id).toBe("m");
     expect(fuse([byMel, byCaro, filler], { ...DEFAULT_WEIGHTS, names: 0 }, NOW)[0].memory.id).toBe("c");
+  });
+});
+
+describe("time channel", () => {
+  const onDay = memory("d", "Melanie: here is my painting", { validFrom: Date.UTC(2023, 9, 13, 14, 0) });
+  const otherDay = memory("o", "Melanie: here is my painting", { validFrom: Date.UTC(2023, 9, 20, 14, 0) });
+
+  it("finds dates named with their year, not relative ones", () => {
+    expect(queryDates("What did Melanie show on October 13, 2023?", NOW).length).toBe(1);
+    expect(queryDates("What did she paint in May 2023?", NOW)[0]?.granularity).toBe("month");
+    expect(queryDates("What did she paint last week?", NOW)).toEqual([]);
+    expect(queryDates("What did she paint?", NOW)).toEqual([]);
+  });
+
+  it("scores memories on the named date and ranks them first when text ties", () => {
+    const dates = queryDates("What painting did Melanie show on October 13, 2023?", NOW);
+    expect(timeScore(dates, onDay)).toBe(1);
+    expect(timeScore(dates, otherDay)).toBe(0);
+    expect(timeScore(dates, { ...otherDay, eventDate: Date.UTC(2023, 9, 13) })).toBe(1);
+    const pool = [candidate(otherDay, 0.5, 1, { time: 0 }), candidate(onDay, 0.5, 1, { time: 1 })];
+    expect(fuse(pool, DEFAULT_WEIGHTS, NOW)[0].memory.id).toBe("d");
+    const [first, second] = fuse(pool, { ...DEFAULT_WEIGHTS, time: 0 }, NOW);
+    expect(first.fused).toBeCloseTo(second.fused, 12);
   });
 });

@@ -10,13 +10,15 @@ export interface FusionWeights {
   salience: number;
   /** Share of the previous turn's match that a turn inherits (0 = no context channel). */
   context: number;
+  /** Weight of the time channel (memories on a date the query names). */
+  time: number;
 }
 
 /**
  * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
- * channel (0.15) and the context channel (0.8), each chosen by the LoCoMo ablation (README).
+ * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (README).
  */
-export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0.15, salience: 0.25, context: 0.8 };
+export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
 
 /** What a turn that only asks keeps of its match: the answer is in the reply, not the question. */
 export const QUESTION_FACTOR = 0.8;
@@ -33,6 +35,8 @@ export interface Candidate {
   bm25: number;
   /** Names channel in 0..1. */
   names: number;
+  /** Time channel, 0 or 1 (absent = 0). */
+  time?: number;
   /** Id of the memory of the turn just before this one in the same session, when known. */
   previous?: string;
 }
@@ -51,6 +55,7 @@ export interface RankedHit {
   names: number;
   /** Match (lexical + vector) of the previous turn, 0..1. */
   context: number;
+  time: number;
   base: number;
   decay: number;
   salience: number;
@@ -86,8 +91,8 @@ export function salience(m: Pick<MemoryRecord, "importance" | "pinned" | "access
  * Fuses candidates. Lexical and vector are min-max scaled over the candidates and blended into a
  * match; a turn's match is raised to `context` × its previous turn's match when that is higher
  * (a reply inherits the relevance of what it answers) and multiplied by `questionFactor` when the
- * turn only asks; the names channel is added by weight; the base is × recency decay and blended
- * with salience.
+ * turn only asks; the names and time channels are added by weight; the base is × recency decay
+ * and blended with salience.
  */
 export function fuse(candidates: readonly Candidate[], weights: FusionWeights, nowMs: number, options: FuseOptions = {}): RankedHit[] {
   const questionFactor = options.questionFactor ?? QUESTION_FACTOR;
@@ -96,12 +101,13 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
   const textWeight = weights.lexical + weights.vector;
   const match = candidates.map((_, i) => (textWeight > 0 ? (weights.lexical * lexical[i] + weights.vector * vector[i]) / textWeight : 0));
   const matchById = new Map(candidates.map((c, i) => [c.memory.id, match[i]]));
-  const channelSum = textWeight + weights.names || 1;
+  const channelSum = textWeight + weights.names + weights.time || 1;
   return candidates
     .map((c, i) => {
       const context = c.previous === undefined ? 0 : (matchById.get(c.previous) ?? 0);
       const carried = Math.max(match[i], weights.context * context) * (asksOnly(c.memory.text) ? questionFactor : 1);
-      const base = (textWeight * carried + weights.names * c.names) / channelSum;
+      const time = c.time ?? 0;
+      const base = (textWeight * carried + weights.names * c.names + weights.time * time) / channelSum;
       const decay = recencyDecay(c.memory.lastAccessedAt, nowMs);
       const sal = salience(c.memory);
       const fused = (1 - weights.salience) * base * decay + weights.salience * sal;
@@ -111,6 +117,7 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
         vector: vector[i],
         names: c.names,
         context,
+        time,
         base,
         decay,
         salience: sal,

@@ -64,6 +64,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
             fused: h.fused,
             similarity: h.similarity,
             context: h.context,
+            time: h.time,
           },
           strength: strengthToProto(matchStrength(h.similarity, h.bm25 > 0)),
           createdAt: ts(h.memory.createdAt),

@@ -4,6 +4,7 @@ import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
 import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
+import { queryDates, timeScore } from "../../core/time-cue.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import type { ServiceDeps } from "../deps.js";
@@ -108,7 +109,8 @@ async function queryVector(deps: ServiceDeps, query: string, expand: boolean): P
 
 /**
  * Hybrid recall: vector and BM25 channels over-fetch 3×k; the adjacent turns of the candidates
- * join them (context channel); min-max fused with names, decayed, salience-blended.
+ * join them (context channel); min-max fused with the names and time channels, decayed,
+ * salience-blended.
  */
 export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
   const weights = { ...tuning.weights, ...input.weights };
@@ -121,12 +123,14 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     weights.lexical > 0 ? memories.match(input.query, condition, fetch) : Promise.resolve([]),
   ]);
   const names = extractNames(input.query);
+  const now = deps.clock.now().getTime();
+  const dates = weights.time > 0 ? queryDates(input.query, now) : [];
   const namesOf = (m: MemoryRecord) => (tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, m));
   const candidates = new Map<string, Candidate>();
   const add = (row: MemoryRecord, similarity: number, bm25: number) => {
     const c = candidates.get(row.id);
     if (c) c.bm25 = Math.max(c.bm25, bm25);
-    else candidates.set(row.id, { memory: row, similarity, bm25, names: namesOf(row) });
+    else candidates.set(row.id, { memory: row, similarity, bm25, names: namesOf(row), time: timeScore(dates, row) });
   };
   for (const { row, score } of byVector) add(row, score, 0);
   for (const { row, score } of byWords) add(row, cosine(vector, row.vector), score);
@@ -143,7 +147,6 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     const kept = new Set((await heldAt(memories, pool.map((c) => c.memory), input.asOfEvent)).map((m) => m.id));
     pool = pool.filter((c) => kept.has(c.memory.id));
   }
-  const now = deps.clock.now().getTime();
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory.id), now);
   return Promise.all(

@@ -56,7 +56,7 @@ export function recallInput(req: RecallRequest): RecallInput {
   if (req.query.trim() === "") throw invalidArgument("query", "QUERY_REQUIRED", "query is required");
   checkTags("tags", req.tags);
   const w = req.weights;
-  const weights = w ? { lexical: w.lexical, vector: w.vector, names: w.names, salience: w.salience, context: w.context } : undefined;
+  const weights = w ? { lexical: w.lexical, vector: w.vector, names: w.names, salience: w.salience, context: w.context, time: w.time } : undefined;
   for (const [name, value] of Object.entries(weights ?? {})) {
     if (value !== undefined && !(value >= 0 && value <= 1)) throw invalidArgument(`weights.${name}`, "INVALID_WEIGHT", "weights must be within [0, 1]");
   }
