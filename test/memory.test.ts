@@ -98,16 +98,16 @@ describe("MemoryService core verbs", () => {
 
   it("rejects bad input with INVALID_ARGUMENT and an ErrorInfo reason, changing nothing", async () => {
     const c = t.client(MemoryService);
-    const cases: [Promise<unknown>, string][] = [
-      [c.remember({ scope: { user: "bad user!" }, content: "x" }), "INVALID_SCOPE"],
-      [c.remember({ scope: { user: "x' OR 1=1 --" }, content: "x" }), "INVALID_SCOPE"],
-      [c.remember({ scope: { user: "b" }, content: "" }), "CONTENT_REQUIRED"],
-      [c.remember({ scope: { user: "b" }, content: "x", role: "robot" }), "INVALID_ROLE"],
-      [c.remember({ scope: { user: "b" }, content: "x", infer: true, strategies: ["nope"] }), "UNKNOWN_STRATEGY"],
-      [c.recall({ scope: { user: "b" }, query: "" }), "QUERY_REQUIRED"],
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => c.remember({ scope: { user: "bad user!" }, content: "x" }), "INVALID_SCOPE"],
+      [() => c.remember({ scope: { user: "x' OR 1=1 --" }, content: "x" }), "INVALID_SCOPE"],
+      [() => c.remember({ scope: { user: "b" }, content: "" }), "CONTENT_REQUIRED"],
+      [() => c.remember({ scope: { user: "b" }, content: "x", role: "robot" }), "INVALID_ROLE"],
+      [() => c.remember({ scope: { user: "b" }, content: "x", infer: true, strategies: ["nope"] }), "UNKNOWN_STRATEGY"],
+      [() => c.recall({ scope: { user: "b" }, query: "" }), "QUERY_REQUIRED"],
     ];
     for (const [call, reason] of cases) {
-      const err = await call.catch((e: unknown) => e);
+      const err = await call().catch((e: unknown) => e);
       expect(ConnectError.from(err).code, reason).toBe(Code.InvalidArgument);
       expect(reasonOf(err)).toBe(reason);
     }
