@@ -107,6 +107,24 @@ describe("offline extractor walk (--llm none)", () => {
     expect(tight.block.split("\n").length).toBeLessThan(lines.length);
   });
 
+  it("reserves a place for rows on a date the question names", async () => {
+    const c = t.client(MemoryService);
+    const res = await c.add({
+      scope: maya,
+      observedAt: timestampFromMs(MAR_02_2026 + 3_600_000),
+      messages: [{ role: "user", name: "Maya", content: "Yesterday I went to a bakery with Sam." }],
+    });
+    expect(res.added.map((m) => [m.text, m.eventDate?.seconds])).toEqual([["On March 1, 2026 Maya went to a bakery with Sam.", BigInt(Date.UTC(2026, 2, 1) / 1000)]]);
+    const hits = await c.search({ scope: maya, query: "What happened on March 1st, 2026?", k: 1 });
+    expect(hits.hits.map((h) => h.memory)).toEqual(["On March 1, 2026 Maya went to a bakery with Sam."]);
+    // No word of this question is in the fact recorded that day ("from" is in the Paris fact):
+    // only the reserved place for the named date brings it into the top 1.
+    const recorded = await c.search({ scope: maya, query: "Anything from January 14th 2025?", k: 1 });
+    expect(recorded.hits.map((h) => h.memory)).toEqual(["Maya is vegetarian, and Maya's partner Sam loves Thai food."]);
+    const ranked = await c.search({ scope: maya, query: "Anything from the fourteenth?", k: 1 });
+    expect(ranked.hits[0].memory).not.toContain("vegetarian");
+  });
+
   it("runs the offline extractor for Remember with infer=true", async () => {
     const c = t.client(MemoryService);
     const res = await c.remember({ scope: { user: "li" }, name: "Li", content: "I love spicy food. I work at Acme.", infer: true, strategies: ["preferences"] });
