@@ -40,7 +40,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("agentmem CLI against a running server", () => {
+// Every step spawns the real CLI; on a loaded 2-core machine one spawn can take seconds.
+describe("agentmem CLI against a running server", { timeout: 180_000 }, () => {
   it("imports a LoCoMo file with progress and a count, then search prints dated results and block stays in budget", async () => {
     const imported = await cli(["import", LOCOMO, "--user", "demo"]);
     expect(imported.stderr).toMatch(/LoCoMo conversation, 19 sessions/);

@@ -43,7 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-describe("agentmem reembed (offline, on the data directory)", () => {
+describe("agentmem reembed (offline, on the data directory)", { timeout: 180_000 }, () => {
   it("rebuilds vectors in place when the dimension stays", async () => {
     const run = await reembed(["--embedder", "hash"]);
     expect(run.code).toBe(0);

@@ -38,7 +38,8 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-describe("README snippets, run against a real server", () => {
+// The snippets spawn the CLI and tsx; on a loaded 2-core machine one spawn can take seconds.
+describe("README snippets, run against a real server", { timeout: 180_000 }, () => {
   it("curl and buf curl commands answer as the text says", async () => {
     const blocks = testedBlocks("sh");
     expect(blocks.length).toBeGreaterThanOrEqual(2);

@@ -48,7 +48,7 @@ afterAll(async () => {
   await Promise.all([dev?.close(), keyed?.close()]);
 });
 
-describe("the memory explorer page in Chromium", () => {
+describe("the memory explorer page in Chromium", { timeout: 120_000 }, () => {
   it("finds “knee surgery” for “surgery” with a match strength and shows the four gauges (dev mode)", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const errors: string[] = [];
