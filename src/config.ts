@@ -45,7 +45,7 @@ export interface Config {
     readonly readConsistencySeconds: number;
     /** Seconds between maintenance passes (`AGENTMEM_MAINTENANCE_SECONDS`, default 30; 0 turns them off). */
     readonly maintenanceSeconds: number;
-    /** Rows at which a table gets a vector index (`AGENTMEM_VECTOR_INDEX_ROWS`, default 100000; 0 = never). */
+    /** Rows at which a table gets a vector index (`AGENTMEM_VECTOR_INDEX_ROWS`, default 200000; 0 = never). */
     readonly vectorIndexRows: number;
   };
   /** The scheduled rollup of aged memories (off by default). */
@@ -148,7 +148,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 256,
       readConsistencySeconds: env.AGENTMEM_READ_CONSISTENCY_SECONDS || 0,
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
-      vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 100_000,
+      vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
     },
     rollup: {
       intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,

@@ -42,7 +42,7 @@ export const episodeCodec: Codec<EpisodeRecord> = {
     trace_number: e.traceNumber,
     parent_id: e.parentId,
     channel: e.channel,
-    vector: Array.from(e.vector),
+    vector: e.vector,
     created_at: e.createdAt,
     memory_id: e.memoryId,
   }),

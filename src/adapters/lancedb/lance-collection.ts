@@ -2,6 +2,8 @@ import type { Table } from "@lancedb/lancedb";
 import type { FindOptions, Keyed, PatchableCollection, Scored } from "../../ports/collection.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
+import type { Schema, Table as ArrowTable } from "apache-arrow";
+import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
 import type { CommittedRow, HotRows } from "./hot-rows.js";
 import type { PartitionHit } from "./partition.js";
@@ -51,6 +53,7 @@ function ftsQuery(text: string): string {
  */
 export class LanceCollection<T extends Keyed> implements PatchableCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
+  private schema: Schema | undefined;
 
   constructor(
     private readonly table: Table,
@@ -194,13 +197,23 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.codec.fromRow(row);
   }
 
-  /** A written record as the cache holds it (the stored row minus the vector). */
-  private committedRow(record: T): CommittedRow {
-    const row = this.codec.toRow(record);
+  /**
+   * Records as one Arrow table of the table's own schema (built column by column, see
+   * `rowsToArrow`), and as the rows the hot-row cache holds (the stored row minus the vector).
+   */
+  private async encode(records: readonly T[]): Promise<{ data: ArrowTable; committed: () => CommittedRow[] }> {
+    const rows = records.map((r) => this.codec.toRow(r));
+    this.schema ??= await this.table.schema();
+    const data = rowsToArrow(rows, this.schema);
     const column = this.codec.vectorColumn;
-    const vector = column ? Float32Array.from(row[column] as ArrayLike<number>) : new Float32Array(0);
-    if (column) delete row[column];
-    return { id: record.id, row, vector };
+    const committed = () =>
+      rows.map((stored, i) => {
+        const row = { ...stored };
+        const vector = column ? Float32Array.from(row[column] as ArrayLike<number>) : new Float32Array(0);
+        if (column) delete row[column];
+        return { id: records[i].id, row, vector };
+      });
+    return { data, committed };
   }
 
   /** Runs one engine write, telling the hot rows when it starts and what it committed. */
@@ -227,8 +240,9 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       // Rows to insert ride in the same commit as the change, so both land or neither does.
       const written = lastById([...insert, ...changed]);
       if (written.length > 0) {
-        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(written.map((r) => this.codec.toRow(r)));
-        await this.tracked(merge, (v) => hot?.committed(v, written.map((r) => this.committedRow(r)), "upsert"));
+        const { data, committed } = await this.encode(written);
+        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+        await this.tracked(merge, (v) => hot?.committed(v, committed(), "upsert"));
       }
       return [changed];
     }
@@ -243,11 +257,12 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return [before];
     }
     const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
+    const { data, committed } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.
       await this.tracked(
-        () => this.table.add(records.map((r) => this.codec.toRow(r))),
-        (v) => hot?.committed(v, records.map((r) => this.committedRow(r)), "insertNew"),
+        () => this.table.add(data),
+        (v) => hot?.committed(v, committed(), "insertNew"),
       );
       this.onCommit(records.length);
       return payloads.map(() => undefined);
@@ -256,8 +271,8 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     const merge = this.table.mergeInsert("id");
     const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
     await this.tracked(
-      () => builder.execute(records.map((r) => this.codec.toRow(r))),
-      (v) => hot?.committed(v, records.map((r) => this.committedRow(r)), mode),
+      () => builder.execute(data),
+      (v) => hot?.committed(v, committed(), mode),
     );
     this.onCommit(records.length);
     return payloads.map(() => undefined);

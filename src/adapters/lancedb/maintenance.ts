@@ -11,15 +11,21 @@ export interface MaintainedStore {
 export interface MaintenanceOptions {
   /** Milliseconds between threshold checks (default 30,000; 0 = only `runOnce`). */
   intervalMs?: number;
-  /** Compact when a table has at least this many small fragments (default 16). */
+  /** Compact when a table has at least this many small fragments (default 64). */
   smallFragments?: number;
-  /** Fold new rows into the indexes when one has at least this many unindexed rows (default 5,000). */
+  /** Fold new rows into the indexes when one has at least this many unindexed rows (default 20,000). */
   unindexedRows?: number;
+  /**
+   * At most one optimize per table in this many ms (default 60,000), unless it has 8× the small
+   * fragments: compaction rewrites every fragment under LanceDB's 1M-row target, so optimizing
+   * after every few small commits would rewrite the table over and over.
+   */
+  minIntervalMs?: number;
   /** Optimize a changed table at least this often even under the thresholds (default 10 min). */
   maxIdleMs?: number;
   /** Old versions are pruned once older than this (default 10 min: readers on another replica may still hold them). */
   keepVersionsMs?: number;
-  /** Build a vector index once a table holds this many rows (default 100,000; 0 = never). */
+  /** Build a vector index once a table holds this many rows (default 200,000; 0 = never). */
   vectorIndexRows?: number;
   /** Attempts on a retryable commit conflict (default 6). */
   attempts?: number;
@@ -65,7 +71,8 @@ export class Maintainer {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<number> | null = null;
   private stopped = false;
-  private readonly lastOptimized = new Map<string, { at: number; version: number }>();
+  /** Per table: when it was last optimized (or first seen), at which version, and whether it ever was. */
+  private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
 
@@ -127,26 +134,24 @@ export class Maintainer {
     const unindexed = Math.max(0, ...indices.map((i) => (i as { numUnindexedRows?: number }).numUnindexedRows ?? 0));
     const version = await table.version();
     // A table first seen now counts as optimized now: "overdue" starts from here.
-    if (!this.lastOptimized.has(name)) this.lastOptimized.set(name, { at: Date.now(), version: -1 });
+    if (!this.lastOptimized.has(name)) this.lastOptimized.set(name, { at: Date.now(), version: -1, ran: false });
     const last = this.lastOptimized.get(name)!;
     const changed = version !== last.version;
     const overdue = changed && Date.now() - last.at >= (this.options.maxIdleMs ?? 10 * 60_000);
     let tasks = 0;
-    if (
-      (force && changed) ||
-      stats.fragmentStats.numSmallFragments >= (this.options.smallFragments ?? 16) ||
-      unindexed >= (this.options.unindexedRows ?? 5_000) ||
-      overdue
-    ) {
+    const small = stats.fragmentStats.numSmallFragments;
+    const smallLimit = this.options.smallFragments ?? 64;
+    const rested = !last.ran || Date.now() - last.at >= (this.options.minIntervalMs ?? 60_000) || small >= 8 * smallLimit;
+    if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
       await this.optimize(name, table, stats.fragmentStats.numFragments, unindexed);
       tasks++;
     }
-    const threshold = this.options.vectorIndexRows ?? 100_000;
+    const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
       await this.vectorIndex(name, table, vectorColumn, stats.numRows);
       tasks++;
     }
-    if (tasks > 0) this.lastOptimized.set(name, { at: Date.now(), version: await table.version() });
+    if (tasks > 0) this.lastOptimized.set(name, { at: Date.now(), version: await table.version(), ran: true });
     return tasks;
   }
 

@@ -63,7 +63,7 @@ export const memoryCodec: Codec<MemoryRecord> = {
     tag_pairs: tagPairs(m.tags),
     pinned: m.pinned,
     content_hash: m.contentHash,
-    vector: Array.from(m.vector),
+    vector: m.vector,
     source_ids: m.sourceIds,
     parent_id: m.parentId,
     created_at: m.createdAt,
