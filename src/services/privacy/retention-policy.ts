@@ -2,7 +2,8 @@ import type { Logger } from "pino";
 import { DEFAULT_PLAN, PLAN_CAPS, type PlanName } from "../../core/privacy/retention-plan.js";
 import { planTrim } from "../../core/privacy/retention-trim.js";
 import type { Clock } from "../../ports/clock.js";
-import { where } from "../../ports/condition.js";
+import type { Collection, Keyed } from "../../ports/collection.js";
+import { type Condition, where } from "../../ports/condition.js";
 import type { Store } from "../../ports/store.js";
 
 /** What enforcing the cap removed. */
@@ -22,7 +23,15 @@ export interface RetentionPolicyOptions {
 }
 
 const PLAN_ID = "plan";
+
+/** The trim running for one end-user, and the one queued behind it. */
+interface TrimSlot {
+  running: Promise<TrimCounts>;
+  queued: Promise<TrimCounts> | null;
+}
 const NONE: TrimCounts = { episodes: 0, memories: 0, usersTrimmed: 0 };
+
+const settled = (): void => undefined;
 
 function add(a: TrimCounts, b: TrimCounts): TrimCounts {
   return { episodes: a.episodes + b.episodes, memories: a.memories + b.memories, usersTrimmed: a.usersTrimmed + b.usersTrimmed };
@@ -35,6 +44,7 @@ function add(a: TrimCounts, b: TrimCounts): TrimCounts {
  */
 export class RetentionPolicy {
   private readonly cache = new Map<string, { plan: PlanName; until: number }>();
+  private readonly trims = new Map<string, TrimSlot>();
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<unknown> | null = null;
   private readonly planCacheMs: number;
@@ -74,9 +84,37 @@ export class RetentionPolicy {
     let total = NONE;
     for (const user of new Set(users)) {
       if (user === "") continue;
-      total = add(total, await this.trimUser(tenant, user, cap));
+      total = add(total, await this.trimSoon(tenant, user, cap));
     }
     return total;
+  }
+
+  /**
+   * Coalesces trims of one end-user: a caller arriving while a trim runs (which may have read the
+   * rows before this caller's write) waits for one more trim, shared by everyone arriving
+   * meanwhile. Ten concurrent turns cost two trims, not ten.
+   */
+  private trimSoon(tenant: string, user: string, cap: number): Promise<TrimCounts> {
+    const key = `${tenant}\u0000${user}`;
+    const existing = this.trims.get(key);
+    if (existing) {
+      existing.queued ??= existing.running.then(settled, settled).then(() => this.runTrim(key, existing, tenant, user, cap));
+      return existing.queued;
+    }
+    const slot: TrimSlot = { running: Promise.resolve(NONE), queued: null };
+    this.trims.set(key, slot);
+    return this.runTrim(key, slot, tenant, user, cap);
+  }
+
+  private runTrim(key: string, slot: TrimSlot, tenant: string, user: string, cap: number): Promise<TrimCounts> {
+    const run = this.trimUser(tenant, user, cap);
+    slot.running = run;
+    slot.queued = null;
+    const done = () => {
+      if (slot.running === run && slot.queued === null && this.trims.get(key) === slot) this.trims.delete(key);
+    };
+    run.then(done, done);
+    return run;
   }
 
   /** Enforces the tenant's cap for every end-user it has. */
@@ -87,7 +125,7 @@ export class RetentionPolicy {
     const perUser = new Map<string, number>();
     for (const e of await episodes.find(where.ne("user", ""), { withoutVector: true })) perUser.set(e.user, (perUser.get(e.user) ?? 0) + 1);
     let total = NONE;
-    for (const [user, n] of perUser) if (n > cap) total = add(total, await this.trimUser(tenant, user, cap));
+    for (const [user, n] of perUser) if (n > cap) total = add(total, await this.trimSoon(tenant, user, cap));
     return total;
   }
 
@@ -127,14 +165,15 @@ export class RetentionPolicy {
     const memories = await this.store.memories(tenant);
     const [turns, facts] = await Promise.all([episodes.find(mine, { withoutVector: true }), memories.find(mine, { withoutVector: true })]);
     const plan = planTrim(turns, facts, cap);
-    let deletedEpisodes = 0;
-    let deletedMemories = 0;
-    for (let i = 0; i < plan.episodeIds.length; i += this.deleteChunk) {
-      deletedEpisodes += await episodes.delete(where.and(mine, where.in("id", plan.episodeIds.slice(i, i + this.deleteChunk))));
-    }
-    for (let i = 0; i < plan.memoryIds.length; i += this.deleteChunk) {
-      deletedMemories += await memories.delete(where.and(mine, where.eq("pinned", false), where.in("id", plan.memoryIds.slice(i, i + this.deleteChunk))));
-    }
+    const deleteIn = async (collection: Collection<Keyed>, ids: readonly string[], only?: Condition) => {
+      let n = 0;
+      for (let i = 0; i < ids.length; i += this.deleteChunk) n += await collection.delete(where.and(mine, only, where.in("id", ids.slice(i, i + this.deleteChunk))));
+      return n;
+    };
+    const [deletedEpisodes, deletedMemories] = await Promise.all([
+      deleteIn(episodes, plan.episodeIds),
+      deleteIn(memories, plan.memoryIds, where.eq("pinned", false)),
+    ]);
     return { episodes: deletedEpisodes, memories: deletedMemories, usersTrimmed: deletedEpisodes > 0 ? 1 : 0 };
   }
 }
