@@ -115,13 +115,12 @@ async function queryVector(deps: ServiceDeps, query: string, expand: boolean): P
 export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
   const weights = { ...tuning.weights, ...input.weights };
   const memories = await deps.store.memories(tenant);
-  const vector = await queryVector(deps, input.query, tuning.expandQuery);
   const condition = recallCondition(input);
   const fetch = input.k * 3;
-  const [byVector, byWords] = await Promise.all([
-    memories.nearest(vector, condition, fetch),
-    weights.lexical > 0 ? memories.match(input.query, condition, fetch) : Promise.resolve([]),
-  ]);
+  // The word search needs no vector: it runs while the query is being embedded.
+  const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch) : Promise.resolve([]);
+  const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch) }));
+  const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
   const dates = weights.time > 0 ? queryDates(input.query, now) : [];
