@@ -105,6 +105,8 @@ export interface PurgeResult {
  * commit) are left alone, so concurrent maintenance or replicas are safe.
  */
 export async function purgeRows(table: Table, condition: Condition, tableDir: string | null): Promise<PurgeResult> {
+  // Listed first: rewriting every fragment an index covered drops that index from the table.
+  const indexes = await table.listIndices();
   const addresses = await addressesOf(table, renderCondition(condition) ?? "TRUE");
   // Deleting by address keeps the end-user's id out of the delete's transaction record.
   for (let i = 0; i < addresses.length; i += DELETE_CHUNK) {
@@ -123,11 +125,13 @@ export async function purgeRows(table: Table, condition: Condition, tableDir: st
     // Old index segments keep entries (tokens, keys, vector codes) for deleted rows: rebuild
     // each index from the surviving rows, or drop it when it cannot be rebuilt (e.g. too few
     // rows left to train a vector index); queries then scan.
-    for (const index of await table.listIndices()) {
+    const present = new Set((await table.listIndices()).map((i) => i.name));
+    for (const index of indexes) {
       const config = rebuildOf(index);
       const rebuild = () => table.createIndex(index.columns[0], { config: config ?? undefined, replace: true, name: index.name });
       if (isVectorIndex(index)) {
-        if (!config || !(await rebuild().then(() => true, () => false))) await table.dropIndex(index.name);
+        const rebuilt = config !== null && (await rebuild().then(() => true, () => false));
+        if (!rebuilt && present.has(index.name)) await table.dropIndex(index.name);
       } else if (config) {
         await rebuild();
       }
