@@ -9,7 +9,10 @@ import { loadConfig } from "./config.js";
 
 /** Builds the `agentmem` command line. */
 export function createProgram(): Command {
-  const program = new Command("agentmem").description("Memory service for AI agents").showHelpAfterError("(add --help for usage)");
+  const program = new Command("agentmem")
+    .description("Memory service for AI agents")
+    // Usage errors read like every other error: one line, `agentmem: …`, exit 1.
+    .configureOutput({ outputError: (text, write) => write(`agentmem: ${text.replace(/^error: /, "")}`) });
   program
     .command("serve")
     .description("serve the agentmem API on one port (Connect, gRPC, gRPC-Web)")
