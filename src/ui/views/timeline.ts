@@ -11,17 +11,19 @@ const ms = (m: Memory): number => Number(m.eventDate?.seconds ?? m.validFrom?.se
 export function supersedeChains(memories: readonly Memory[]): Memory[][] {
   const byId = new Map(memories.map((m) => [m.id, m]));
   const replaced = new Set(memories.map((m) => m.supersededBy).filter((id) => id !== "" && byId.has(id)));
+  const placed = new Set<string>();
   const chains: Memory[][] = [];
-  for (const head of memories) {
-    if (replaced.has(head.id)) continue;
-    const chain = [head];
-    const seen = new Set([head.id]);
-    for (let next = byId.get(head.supersededBy); next && !seen.has(next.id); next = byId.get(next.supersededBy)) {
-      chain.push(next);
-      seen.add(next.id);
+  const follow = (head: Memory): void => {
+    const chain: Memory[] = [];
+    for (let m: Memory | undefined = head; m && !placed.has(m.id); m = byId.get(m.supersededBy)) {
+      chain.push(m);
+      placed.add(m.id);
     }
-    chains.push(chain);
-  }
+    if (chain.length > 0) chains.push(chain);
+  };
+  for (const m of memories) if (!replaced.has(m.id)) follow(m);
+  // Rows only reachable through a loop of pointers (never written, but never hidden either).
+  for (const m of memories) if (!placed.has(m.id)) follow(m);
   return chains.sort((a, b) => ms(a[a.length - 1]) - ms(b[b.length - 1]));
 }
 
