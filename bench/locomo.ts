@@ -147,12 +147,18 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
   };
 }
 
-/** Recall latency with the defaults on one scope holding every conversation's turns. */
+/**
+ * Recall latency with the defaults on one scope holding every conversation's turns, measured
+ * like the rows: on a server started over data that a closed server wrote.
+ */
 async function latencyOnCombinedScope(conversations: LocomoConversation[], root: string, embedder: Embedder) {
-  const server = await serve(join(root, "combined"), embedder);
+  const dir = join(root, "combined");
+  const writer = await serve(dir, embedder);
+  for (const c of conversations) await ingest(memoryClient(writer.url), c, "locomo-all", `${c.id}-s`);
+  await writer.close();
+  const server = await serve(dir, embedder);
   const client = memoryClient(server.url);
   try {
-    for (const c of conversations) await ingest(client, c, "locomo-all", `${c.id}-s`);
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
     const samples: number[] = [];
     const took: number[] = [];
