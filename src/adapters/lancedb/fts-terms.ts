@@ -19,13 +19,26 @@ function fold(term: string): string {
   return NON_ASCII.test(term) ? term.normalize("NFKD").replace(COMBINING, "") : term;
 }
 
+// Stemming dominates analysis and words repeat (Zipf): memoise, with a bound.
+const stems = new Map<string, string>();
+const MAX_STEMS = 100_000;
+
+function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size >= MAX_STEMS) stems.clear();
+    stems.set(word, (s = stemWord(word)));
+  }
+  return s;
+}
+
 /** The index terms of a text, in order, duplicates kept (term frequency counts them). */
 export function ftsTerms(text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0];
     if (Buffer.byteLength(token) >= MAX_TOKEN_BYTES) continue;
-    const stemmed = stemWord(token.toLowerCase());
+    const stemmed = stem(token.toLowerCase());
     if (STOP_WORDS.has(stemmed)) continue;
     out.push(fold(stemmed));
   }

@@ -41,6 +41,7 @@ interface Loading {
   /** Writes committed while the load ran; re-applied after it (both modes are idempotent). */
   pending: { rows: readonly CommittedRow[]; mode: WriteMode }[];
   dead: boolean;
+  promise?: Promise<Partition | undefined>;
 }
 
 /**
@@ -86,7 +87,8 @@ export class HotRows {
       return cached;
     }
     if (this.tooLarge.has(key)) return undefined;
-    return this.load(key);
+    // Concurrent readers of a cold partition (a recall's vector and word channels) share one load.
+    return this.loading.get(key)?.promise ?? this.load(key);
   }
 
   /** Rows with these ids found in cached partitions (current as of now), and the ids not found there. */
@@ -108,13 +110,24 @@ export class HotRows {
     if (this.inFlight++ === 0) this.settled = new Promise((r) => (this.settle = r));
   }
 
-  /** Records a committed version of this process and applies its row writes (`insertNew` keeps existing ids). */
-  committed(version: number, rows: readonly CommittedRow[], mode: WriteMode): void {
+  /** True when writes to this partition must be applied here (it is held or loading). */
+  holds(key: string): boolean {
+    return this.partitions.has(key) || this.loading.has(key);
+  }
+
+  /**
+   * Records a committed version of this process and applies its row writes (`insertNew` keeps
+   * existing ids). `rows` is called only when a written partition is held.
+   */
+  committed(version: number, keys: readonly string[], rows: (held: (key: string) => boolean) => readonly CommittedRow[], mode: WriteMode): void {
     this.localVersions.add(version);
     const byKey = new Map<string, CommittedRow[]>();
-    for (const r of rows) {
+    const held = (key: string) => this.holds(key);
+    for (const r of keys.some(held) ? rows(held) : []) {
       const key = String(r.row[this.options.partitionColumn]);
-      byKey.set(key, [...(byKey.get(key) ?? []), r]);
+      const group = byKey.get(key);
+      if (group) group.push(r);
+      else byKey.set(key, [r]);
     }
     for (const [key, group] of byKey) {
       const p = this.partitions.get(key);
@@ -210,9 +223,16 @@ export class HotRows {
     return this.dimensionOf;
   }
 
-  private async load(key: string): Promise<Partition | undefined> {
+  private load(key: string): Promise<Partition | undefined> {
     const state: Loading = { pending: [], dead: false };
     this.loading.set(key, state);
+    state.promise = this.fill(key, state).finally(() => {
+      if (this.loading.get(key) === state) this.loading.delete(key);
+    });
+    return state.promise;
+  }
+
+  private async fill(key: string, state: Loading): Promise<Partition | undefined> {
     const started = performance.now();
     try {
       const filter = renderCondition(where.eq(this.options.partitionColumn, key)) ?? "";
@@ -231,12 +251,13 @@ export class HotRows {
       // An empty result may come without a schema: take the columns from the table.
       const schema = table.numRows > 0 ? table.schema : await this.options.table.schema();
       const columns = schema.fields.map((f) => f.name).filter((n) => n !== this.options.vectorColumn);
-      const vectors = table.getChild(this.options.vectorColumn);
-      const cells = columns.map((c) => table.getChild(c));
+      // Column-wise decoding: iterating a column is far cheaper than `get(i)` per cell.
+      const cells = columns.map((c) => columnValues(table.getChild(c)));
+      const vectors = dimension > 0 ? flatVectors(table.getChild(this.options.vectorColumn), dimension) : undefined;
       for (let i = 0; i < table.numRows; i++) {
         const row: Record<string, unknown> = {};
-        columns.forEach((c, j) => (row[c] = plain(cells[j]?.get(i))));
-        p.put(String(row.id), row, dimension > 0 ? (vectors?.get(i) as { toArray(): Float32Array }).toArray() : EMPTY);
+        for (let j = 0; j < columns.length; j++) row[columns[j]] = cells[j][i] ?? null;
+        p.put(String(row.id), row, vectors ? vectors.subarray(i * dimension, (i + 1) * dimension) : EMPTY);
       }
       this.options.budget.counters.loads++;
       this.options.budget.counters.loadMillis += performance.now() - started;
@@ -245,8 +266,9 @@ export class HotRows {
       this.partitions.set(key, p);
       this.options.budget.touch(this.budgetKey(key), p.bytes, () => this.partitions.delete(key));
       return p;
-    } finally {
-      this.loading.delete(key);
+    } catch (error) {
+      state.dead = true;
+      throw error;
     }
   }
 }
@@ -273,10 +295,28 @@ export async function defaultAnalyzer(table: Table, column: string): Promise<boo
   return Object.entries(DEFAULT_ANALYZER).every(([k, v]) => (details[k] ?? null) === v);
 }
 
-/** An Arrow cell as a plain JS value (lists → arrays). */
-function plain(value: unknown): unknown {
-  if (value !== null && typeof value === "object" && "toArray" in value) {
-    return Array.from((value as { toArray(): ArrayLike<unknown> }).toArray());
+/** A column's values as plain JS values (lists → arrays, SQL NULL → null). */
+function columnValues(column: { [Symbol.iterator](): Iterator<unknown> } | null): unknown[] {
+  if (!column) return [];
+  return Array.from(column, (v) => (v !== null && typeof v === "object" && "toArray" in v ? Array.from((v as { toArray(): ArrayLike<unknown> }).toArray()) : v));
+}
+
+/** A fixed-size-list Float32 column as one flat array (row i at i·dimension). */
+function flatVectors(column: { data: readonly FixedListData[]; length: number } | null, dimension: number): Float32Array {
+  const out = new Float32Array((column?.length ?? 0) * dimension);
+  let row = 0;
+  for (const chunk of column?.data ?? []) {
+    const child = chunk.children[0];
+    const start = (child.offset + chunk.offset * dimension);
+    out.set(child.values.subarray(start, start + chunk.length * dimension), row * dimension);
+    row += chunk.length;
   }
-  return value ?? null;
+  return out;
+}
+
+/** The parts of an Arrow `Data` chunk of a fixed-size-list column that `flatVectors` reads. */
+interface FixedListData {
+  offset: number;
+  length: number;
+  children: { offset: number; values: Float32Array }[];
 }

@@ -201,19 +201,23 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    * Records as one Arrow table of the table's own schema (built column by column, see
    * `rowsToArrow`), and as the rows the hot-row cache holds (the stored row minus the vector).
    */
-  private async encode(records: readonly T[]): Promise<{ data: ArrowTable; committed: () => CommittedRow[] }> {
+  private async encode(records: readonly T[]): Promise<{ data: ArrowTable; keys: string[]; committed: (held: (key: string) => boolean) => CommittedRow[] }> {
     const rows = records.map((r) => this.codec.toRow(r));
     this.schema ??= await this.table.schema();
     const data = rowsToArrow(rows, this.schema);
     const column = this.codec.vectorColumn;
-    const committed = () =>
-      rows.map((stored, i) => {
+    const partition = this.hot?.partitionColumn ?? "";
+    const keys = this.hot?.rows ? [...new Set(rows.map((r) => String(r[partition])))] : [];
+    // Copies are made only for rows of partitions the cache holds.
+    const committed = (held: (key: string) => boolean) =>
+      rows.flatMap((stored, i) => {
+        if (!held(String(stored[partition]))) return [];
         const row = { ...stored };
         const vector = column ? Float32Array.from(row[column] as ArrayLike<number>) : new Float32Array(0);
         if (column) delete row[column];
-        return { id: records[i].id, row, vector };
+        return [{ id: records[i].id, row, vector }];
       });
-    return { data, committed };
+    return { data, keys, committed };
   }
 
   /** Runs one engine write, telling the hot rows when it starts and what it committed. */
@@ -240,9 +244,9 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       // Rows to insert ride in the same commit as the change, so both land or neither does.
       const written = lastById([...insert, ...changed]);
       if (written.length > 0) {
-        const { data, committed } = await this.encode(written);
+        const { data, keys, committed } = await this.encode(written);
         const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-        await this.tracked(merge, (v) => hot?.committed(v, committed(), "upsert"));
+        await this.tracked(merge, (v) => hot?.committed(v, keys, committed, "upsert"));
       }
       return [changed];
     }
@@ -257,12 +261,12 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return [before];
     }
     const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
-    const { data, committed } = await this.encode(records);
+    const { data, keys, committed } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.
       await this.tracked(
         () => this.table.add(data),
-        (v) => hot?.committed(v, committed(), "insertNew"),
+        (v) => hot?.committed(v, keys, committed, "insertNew"),
       );
       this.onCommit(records.length);
       return payloads.map(() => undefined);
@@ -272,7 +276,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
     await this.tracked(
       () => builder.execute(data),
-      (v) => hot?.committed(v, committed(), mode),
+      (v) => hot?.committed(v, keys, committed, mode),
     );
     this.onCommit(records.length);
     return payloads.map(() => undefined);

@@ -64,14 +64,15 @@ const MEMORIES: TableKind<MemoryRecord> = {
   name: "memories",
   schema: memorySchema,
   codec: memoryCodec,
-  scalarIndexes: ["user"],
+  // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
+  scalarIndexes: ["user", "id"],
   partitionColumn: "user",
 };
 const EPISODES: TableKind<EpisodeRecord> = {
   name: "episodes",
   schema: episodeSchema,
   codec: episodeCodec,
-  scalarIndexes: ["user"],
+  scalarIndexes: ["user", "id"],
   partitionColumn: "user",
   hotVectors: false,
 };
