@@ -124,23 +124,34 @@ describe("agentmem CLI against a running server", { timeout: 180_000 }, () => {
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       return r.stderr.trim();
     };
-    expect(oneLine(await cli(["facts", "maya"], { AGENTMEM_URL: "http://127.0.0.1:9" }))).toMatch(/^agentmem: cannot reach the agentmem server/);
-    expect(oneLine(await cli(["facts", "maya"], { AGENTMEM_API_KEY: "wrong-key-0123456789abcdef" }))).toMatch(/^agentmem: not authenticated \(INVALID_API_KEY\)/);
-    expect(oneLine(await cli(["remember", "maya", "hello"], { AGENTMEM_API_KEY: READER }))).toMatch(/^agentmem: PERMISSION_DENIED \(ROLE_TOO_LOW\)/);
-    expect(oneLine(await cli(["search", "maya", "x", "-k", "0"]))).toBe("agentmem: -k: expected a positive whole number, got 0");
-    expect(oneLine(await cli(["search", "maya", "x", "--as-of", "someday"]))).toMatch(/^agentmem: --as-of: not a date/);
-    expect(oneLine(await cli(["import", join(dir, "missing.jsonl")]))).toMatch(/^agentmem: ENOENT/);
-    expect(oneLine(await cli(["recall", "maya", "x", "--url", "ftp://nowhere"]))).toBe("agentmem: invalid server URL: ftp://nowhere (expected http://host:port)");
-    expect(oneLine(await cli(["search", "maya"]))).toBe("agentmem: missing required argument 'question'");
-    expect(oneLine(await cli(["facts", "maya", "--colour"]))).toBe("agentmem: unknown option '--colour'");
+    // Independent failures, spawned side by side.
+    const [unreachable, wrongKey, reader, zeroK, badDate, missingFile, badUrl, missingArg, unknownOption] = await Promise.all([
+      cli(["facts", "maya"], { AGENTMEM_URL: "http://127.0.0.1:9" }),
+      cli(["facts", "maya"], { AGENTMEM_API_KEY: "wrong-key-0123456789abcdef" }),
+      cli(["remember", "maya", "hello"], { AGENTMEM_API_KEY: READER }),
+      cli(["search", "maya", "x", "-k", "0"]),
+      cli(["search", "maya", "x", "--as-of", "someday"]),
+      cli(["import", join(dir, "missing.jsonl")]),
+      cli(["recall", "maya", "x", "--url", "ftp://nowhere"]),
+      cli(["search", "maya"]),
+      cli(["facts", "maya", "--colour"]),
+    ]);
+    expect(oneLine(unreachable)).toMatch(/^agentmem: cannot reach the agentmem server/);
+    expect(oneLine(wrongKey)).toMatch(/^agentmem: not authenticated \(INVALID_API_KEY\)/);
+    expect(oneLine(reader)).toMatch(/^agentmem: PERMISSION_DENIED \(ROLE_TOO_LOW\)/);
+    expect(oneLine(zeroK)).toBe("agentmem: -k: expected a positive whole number, got 0");
+    expect(oneLine(badDate)).toMatch(/^agentmem: --as-of: not a date/);
+    expect(oneLine(missingFile)).toMatch(/^agentmem: ENOENT/);
+    expect(oneLine(badUrl)).toBe("agentmem: invalid server URL: ftp://nowhere (expected http://host:port)");
+    expect(oneLine(missingArg)).toBe("agentmem: missing required argument 'question'");
+    expect(oneLine(unknownOption)).toBe("agentmem: unknown option '--colour'");
   });
 
   it("has --help on every command", async () => {
     const commands = ["serve", "remember", "recall", "facts", "search", "block", "history", "state", "import", "export", "erase", "reembed"];
-    const top = await cli(["--help"]);
+    const [top, search] = await Promise.all([cli(["--help"]), cli(["search", "--help"])]);
     expect(top.code).toBe(0);
     for (const c of commands) expect(top.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
-    const search = await cli(["search", "--help"]);
     expect(search.code).toBe(0);
     expect(search.stdout).toContain("Usage: agentmem search [options] <user> <question>");
     expect(search.stdout).toContain("--as-of <date>");

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createProgram } from "../../src/cli.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
@@ -32,19 +32,20 @@ function run(file: string, args: string[], env: Record<string, string> = {}): Pr
   });
 }
 
-let server: RealServer;
-beforeEach(async () => {
-  server = await startRealServer();
+let server: RealServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
 });
-afterEach(() => server.close());
 
 // The snippets spawn the CLI and tsx; on a loaded 2-core machine one spawn can take seconds.
 describe("README snippets, run against a real server", { timeout: 180_000 }, () => {
   it("curl and buf curl commands answer as the text says", async () => {
+    const real = (server = await startRealServer());
     const blocks = testedBlocks("sh");
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const outputs: string[] = [];
-    const host = new URL(server.url).host;
+    const host = new URL(real.url).host;
     for (const line of blocks.flatMap((b) => commands(b.body))) {
       const local = line.replaceAll("localhost:8080", host).replaceAll("127.0.0.1:8080", host).replace(/^npx buf /, "node_modules/.bin/buf ");
       const r = await run("sh", ["-c", local]);
@@ -68,11 +69,12 @@ describe("README snippets, run against a real server", { timeout: 180_000 }, () 
   });
 
   it("the TypeScript examples are in the README verbatim and run", async () => {
+    const real = (server = await startRealServer());
     const examples = testedBlocks("example");
     expect(examples.map((e) => e.arg)).toEqual(["examples/chat-turn.ts", "examples/maya-move.ts"]);
     for (const e of examples) expect(e.body).toBe(readFileSync(join(ROOT, e.arg), "utf8"));
 
-    const env = { AGENTMEM_URL: server.url };
+    const env = { AGENTMEM_URL: real.url };
     const chat = await run(process.execPath, ["--import", "tsx", "examples/chat-turn.ts"], env);
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toMatch(/^emotions: .*anxiety.* \| trust: 0\.51$/m);
@@ -88,12 +90,13 @@ describe("README snippets, run against a real server", { timeout: 180_000 }, () 
   });
 
   it("the CLI walk of Maya's move prints what the text says", async () => {
+    const real = (server = await startRealServer());
     const [walk] = testedBlocks("cli");
     const out: string[] = [];
     for (const line of commands(walk.body)) {
       const [npx, agentmem, ...args] = words(line);
       expect([npx, agentmem]).toEqual(["npx", "agentmem"]);
-      const r = await run(process.execPath, ["bin/agentmem.js", ...args], { AGENTMEM_URL: server.url });
+      const r = await run(process.execPath, ["bin/agentmem.js", ...args], { AGENTMEM_URL: real.url });
       expect(r.code, `${line}\n${r.stderr}`).toBe(0);
       out.push(r.stdout + r.stderr);
     }
