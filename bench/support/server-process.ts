@@ -113,3 +113,10 @@ export function rssMiB(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return Math.round(kb / 1024);
 }
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux, 100 Hz ticks). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

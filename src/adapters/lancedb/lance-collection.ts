@@ -69,6 +69,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.queue.groupSizes;
   }
 
+  /** Commits and the write calls they carried so far (monotonic). */
+  get writeTotals(): Readonly<{ commits: number; tasks: number }> {
+    return this.queue.totals;
+  }
+
   /** The vector column, if the table has one. */
   get vectorColumn(): string | undefined {
     return this.codec.vectorColumn;

@@ -216,6 +216,19 @@ export class LanceStore implements Store {
     return c as unknown as Promise<LanceCollection<T>>;
   }
 
+  /** Commits and write calls per table kind, summed over tenants (monotonic), for logs and metrics. */
+  async writeTotals(): Promise<Map<string, { commits: number; tasks: number }>> {
+    const out = new Map<string, { commits: number; tasks: number }>();
+    for (const [name, c] of await this.openCollections()) {
+      const kind = name.slice(0, name.indexOf("__"));
+      const sum = out.get(kind) ?? { commits: 0, tasks: 0 };
+      sum.commits += c.writeTotals.commits;
+      sum.tasks += c.writeTotals.tasks;
+      out.set(kind, sum);
+    }
+    return out;
+  }
+
   /** Open tables with their vector column, for background maintenance (`Maintainer`). */
   async maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>> {
     const out = new Map<string, { table: lancedb.Table; vectorColumn?: string }>();

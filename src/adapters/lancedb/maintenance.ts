@@ -1,10 +1,12 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Logger } from "pino";
 
-/** What maintenance needs from the store: its open tables. */
+/** What maintenance needs from the store: its open tables (and, for the logs, its write totals). */
 export interface MaintainedStore {
   /** Open tables by name, with their vector column if any. */
   maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>>;
+  /** Commits and write calls per table kind (monotonic). */
+  writeTotals?(): Promise<Map<string, { commits: number; tasks: number }>>;
 }
 
 /** Options for background maintenance. Every field has a default. */
@@ -75,6 +77,7 @@ export class Maintainer {
   private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
+  private lastWrites = "";
 
   constructor(
     private readonly store: MaintainedStore,
@@ -125,7 +128,19 @@ export class Maintainer {
     }
     if (tasks === 0 && this.busyBefore) this.logger.info({ counters: this.counters }, "maintenance idle");
     this.busyBefore = tasks > 0;
+    await this.logWrites();
     return tasks;
+  }
+
+  /** Logs commits and mean group size per table kind when they moved since the last pass. */
+  private async logWrites(): Promise<void> {
+    const totals = await this.store.writeTotals?.();
+    if (!totals) return;
+    const key = JSON.stringify([...totals]);
+    if (key === this.lastWrites) return;
+    this.lastWrites = key;
+    const kinds = Object.fromEntries([...totals].map(([k, t]) => [k, { ...t, meanGroup: t.commits > 0 ? Math.round((t.tasks / t.commits) * 10) / 10 : 0 }]));
+    this.logger.info({ kinds }, "write stats");
   }
 
   private async maintain(name: string, table: lancedb.Table, vectorColumn: string | undefined, force: boolean): Promise<number> {

@@ -31,6 +31,8 @@ export class WriteQueue<P> {
   private readonly attempts: number;
   /** Sizes of the commits made, for metrics. */
   readonly groupSizes: number[] = [];
+  /** Commits run and tasks they carried (monotonic), for metrics: tasks / commits is the mean group size. */
+  readonly totals = { commits: 0, tasks: 0 };
 
   constructor(
     private readonly run: GroupRunner<P>,
@@ -68,6 +70,8 @@ export class WriteQueue<P> {
       }
       const batch = this.tasks.splice(0, n);
       this.groupSizes.push(batch.length);
+      this.totals.commits++;
+      this.totals.tasks += batch.length;
       if (this.groupSizes.length > 1000) this.groupSizes.splice(0, 500);
       try {
         const results = await this.withRetry(() => this.run(first.group, batch.map((t) => t.payload)));
