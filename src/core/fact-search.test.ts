@@ -27,6 +27,7 @@ describe("prompt block", () => {
   it("uses the spec's line formats", () => {
     expect(factLine(Date.UTC(2025, 0, 14), "Maya lives in London.", Date.UTC(2026, 2, 2))).toBe("(January 14, 2025) Maya lives in London. [outdated as of March 02, 2026]");
     expect(messageLine(Date.UTC(2026, 2, 2), "Maya", "Big news:\nI moved")).toBe("(March 02, 2026) [message] Maya: Big news: I moved");
+    expect(messageLine(Date.UTC(2026, 2, 2), "Caroline", "Caroline: hi")).toBe("(March 02, 2026) [message] Caroline: hi");
   });
 
   it("puts the profile first, keeps order, falls back, and never passes the budget", () => {

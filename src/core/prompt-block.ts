@@ -20,7 +20,9 @@ export function factLine(recordedAt: number, text: string, closedAt: number | nu
 export function messageLine(observedAt: number, speaker: string, content: string): string {
   const text = oneLine(content);
   const cut = text.length > MESSAGE_LINE_CHARS ? `${text.slice(0, MESSAGE_LINE_CHARS - 1)}…` : text;
-  return `(${formatLongDate(observedAt)}) [message] ${speaker}: ${cut}`;
+  // Imported transcripts often carry the speaker in the text already ("Caroline: …").
+  const said = cut.startsWith(`${speaker}:`) ? cut : `${speaker}: ${cut}`;
+  return `(${formatLongDate(observedAt)}) [message] ${said}`;
 }
 
 /** One candidate for the block: its lines in order, and a shorter fallback when they do not all fit. */
