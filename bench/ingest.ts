@@ -1,7 +1,7 @@
 /**
  * Ingest throughput through the API over HTTP, with the `hash` embedder.
  *
- *   npm run bench:ingest                  # 100 × 1,000-item RememberBatch calls + 5,000 single Remember calls (~4–6 min on 2 cores)
+ *   npm run bench:ingest                  # 100 × 1,000-item RememberBatch calls + 2,000 single Remember calls (~4–6 min on 2 cores)
  *   npm run bench:ingest -- --batches 20 --singles 1000   # a quick look (~1 min)
  *
  * Reports rows/s (wall clock and per server CPU second, which is steadier on a shared machine),
@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
   options: {
     batches: { type: "string", default: "100" },
     users: { type: "string", default: "100" },
-    singles: { type: "string", default: "5000" },
+    singles: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "16" },
   },
 });

@@ -37,9 +37,9 @@ export interface LanceStoreOptions {
   dimension: number;
   /** Seconds between checks for other processes' writes (default 0: always fresh). */
   readConsistencySeconds?: number;
-  /** LanceDB index cache bytes (default 256 MiB). */
+  /** LanceDB index cache bytes (default 128 MiB: pinned reads are served by the hot-row cache). */
   indexCacheBytes?: number;
-  /** LanceDB metadata cache bytes (default 128 MiB). */
+  /** LanceDB metadata cache bytes (default 64 MiB). */
   metadataCacheBytes?: number;
   /** Called after each commit with the table kind and row count. */
   onCommit?: (kind: string, rows: number) => void;
@@ -195,8 +195,8 @@ export class LanceStore implements Store {
     this.connection ??= lancedb.connect(this.options.uri, {
       readConsistencyInterval: this.options.readConsistencySeconds ?? 0,
       session: new lancedb.Session(
-        BigInt(this.options.indexCacheBytes ?? 256 * 2 ** 20),
-        BigInt(this.options.metadataCacheBytes ?? 128 * 2 ** 20),
+        BigInt(this.options.indexCacheBytes ?? 128 * 2 ** 20),
+        BigInt(this.options.metadataCacheBytes ?? 64 * 2 ** 20),
       ),
     });
     return this.connection;
