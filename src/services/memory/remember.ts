@@ -1,5 +1,6 @@
 import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { contentHash, derivedId, memoryId } from "../../core/ids.js";
+import { where } from "../../ports/condition.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** One validated turn to remember. */
@@ -33,7 +34,12 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
   const ids = items.map((i) => memoryId(tenant, i.key, i.content));
   const memories = await deps.store.memories(tenant);
   const episodes = await deps.store.episodes(tenant);
-  const existing = new Map((await memories.find({ op: "in", column: "id", values: ids }, { withoutVector: true })).map((m) => [m.id, m]));
+  // Ids embed the scope, so naming the end-user when all items share one loses no match and lets
+  // the store answer from that user's rows in memory instead of scanning the table.
+  const users = new Set(items.map((i) => i.key.user));
+  const byId = where.in("id", ids);
+  const lookup = users.size === 1 ? where.and(where.eq("user", [...users][0]), byId) : byId;
+  const existing = new Map((await memories.find(lookup, { withoutVector: true })).map((m) => [m.id, m]));
   const memoryRows: MemoryRecord[] = items.map((item, i) => {
     const before = existing.get(ids[i]);
     return {
