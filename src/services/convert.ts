@@ -40,6 +40,9 @@ export function ts(ms: number | null | undefined): Timestamp | undefined {
 /** Timestamp → epoch ms, validated (undefined when unset). */
 export function msOf(t: Timestamp | undefined, field: string): number | undefined {
   if (!t) return undefined;
+  if (!Number.isInteger(t.nanos) || t.nanos < 0 || t.nanos > 999_999_999) {
+    throw invalidArgument(field, "INVALID_TIMESTAMP", `${field}.nanos must be within [0, 999999999]`);
+  }
   const ms = timestampDate(t).getTime();
   // Year 1 to 9999, as RFC 3339 allows.
   if (!Number.isFinite(ms) || ms < -62135596800000 || ms > 253402300799999) {

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FactType, Plan } from "../../src/gen/agentmem/v1/common_pb.js";
 import { DriftService } from "../../src/gen/agentmem/v1/drift_service_pb.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../../src/gen/agentmem/v1/privacy_service_pb.js";
@@ -137,7 +138,7 @@ describe("tenants, roles and keys", () => {
     expect((await memory.recall({ scope: { user: "alice" }, query: "insulin dose" })).hits[0]?.memory).toBe(SECRET);
   });
 
-  it("oversized content, absurd k, batches and budgets are refused with a reason", async () => {
+  it("oversized content, absurd k, batches and budgets, bad times and enums are refused with a reason", async () => {
     const memory = t.client(MemoryService, A_ADMIN);
     const refusals: [Call, Code][] = [
       [() => memory.remember({ scope: { user: "alice" }, content: "x".repeat(32_769) }), Code.ResourceExhausted],
@@ -151,6 +152,11 @@ describe("tenants, roles and keys", () => {
       [() => memory.remember({ scope: { user: "alice" }, content: "ok", tags: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"])) }), Code.ResourceExhausted],
       [() => t.client(RelationalService, A_ADMIN).process({ scope: { user: "alice" }, message: "m".repeat(32_769) }), Code.ResourceExhausted],
       [() => t.client(PrivacyService, A_ADMIN).listAudit({ pageSize: 1_000_000 }), Code.ResourceExhausted],
+      [() => memory.remember({ scope: { user: "alice" }, content: "ok", observedAt: { seconds: 253_402_300_800n, nanos: 0 } }), Code.InvalidArgument],
+      [() => memory.remember({ scope: { user: "alice" }, content: "ok", observedAt: { seconds: 0n, nanos: -1 } }), Code.InvalidArgument],
+      [() => memory.remember({ scope: { user: "alice" }, content: "ok", factType: 99 as FactType }), Code.InvalidArgument],
+      [() => memory.recall({ scope: { user: "alice" }, query: "insulin", factTypes: [42 as FactType] }), Code.InvalidArgument],
+      [() => t.client(PrivacyService, A_ADMIN).setRetention({ plan: 99 as Plan }), Code.InvalidArgument],
     ];
     for (const [attempt, expected] of refusals) {
       const error = await attempt().then(() => null, (e: unknown) => ConnectError.from(e));
