@@ -9,6 +9,8 @@ import { requiredRole } from "./method-roles.js";
 import { DEV_TENANT, principalKey } from "./principal.js";
 
 const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
+/** The key id of the context's default principal: no key was verified. */
+const ANONYMOUS = principalKey.defaultValue.keyId;
 const INTEGER_TYPES = new Set([
   ScalarType.INT32,
   ScalarType.INT64,
@@ -74,16 +76,16 @@ function outcomeOf(error: unknown): string {
 }
 
 /**
- * Writes one audit record for every call that can change data (write role) and every admin call:
- * time, actor (the key id), operation, scope, outcome and counts — never content. It runs inside
- * the auth interceptor (it needs the principal); handlers add counts with `noteAudit`.
+ * Writes one audit record for every call that can change data (write role) and every admin call,
+ * refused ones included: time, actor (the key id), operation, scope, outcome and counts — never
+ * content. It wraps the auth interceptor, which names the principal (also when the role is too
+ * low); calls without a valid key are not recorded. Handlers add counts with `noteAudit`.
  */
 export function createAuditInterceptor(log: AuditLog, logger: Logger): Interceptor {
   return (next) => async (req) => {
     const method = `${req.service.typeName}/${req.method.name}`;
     const role = requiredRole(method);
     if (role === null || role === "read" || req.stream) return next(req);
-    const principal = req.contextValues.get(principalKey);
     const message = req.message as unknown as Fields;
     const at = log.now();
     const note: AuditNote = { id: log.newId(at), counts: {} };
@@ -98,6 +100,9 @@ export function createAuditInterceptor(log: AuditLog, logger: Logger): Intercept
       outcome = outcomeOf(error);
       throw error;
     } finally {
+      // The auth interceptor (inside this one) has named the principal by now; a caller without
+      // a valid key is nobody's to record.
+      const principal = req.contextValues.get(principalKey);
       const tenant = principal.tenant ?? requestTenant(message);
       const record = {
         id: note.id,
@@ -109,7 +114,9 @@ export function createAuditInterceptor(log: AuditLog, logger: Logger): Intercept
         counts: { ...counts, ...note.counts },
       };
       // The call's own result stands; a failed audit write is loud in the log.
-      await log.append(tenant, record).catch((error: unknown) => logger.error({ err: String(error), method, tenant }, "audit write failed"));
+      if (principal.keyId !== ANONYMOUS) {
+        await log.append(tenant, record).catch((error: unknown) => logger.error({ err: String(error), method, tenant }, "audit write failed"));
+      }
     }
   };
 }

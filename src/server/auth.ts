@@ -39,10 +39,11 @@ export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
     const need = requiredRole(method);
     if (need === null) return next(req);
     const principal: Principal = entries.length === 0 ? { keyId: "dev", tenant: null, role: "admin" } : authenticate(req.header.get("authorization"));
+    // Set before the role check so the audit trail can name the key a refused call came from.
+    req.contextValues.set(principalKey, principal);
     if (!roleAllows(principal.role, need)) {
       throw new AgentMemError("PERMISSION_DENIED", "ROLE_TOO_LOW", `${method} needs the ${need} role; this key has ${principal.role}`);
     }
-    req.contextValues.set(principalKey, principal);
     return next(req);
   };
 }

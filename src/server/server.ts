@@ -32,7 +32,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   });
   const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys), createAuditInterceptor(app.deps.audit, logger)],
+    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)],
     readMaxBytes: config.maxBodyBytes,
     jsonOptions: { ignoreUnknownFields: false },
   });

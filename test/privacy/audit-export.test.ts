@@ -82,6 +82,18 @@ describe("audit trail", () => {
   });
 });
 
+describe("audit of refused calls", () => {
+  it("records a call the key's role refuses, with that key, and nothing for callers without a valid key", async () => {
+    await t.client(PrivacyService, WRITER).erase({ externalId: "ana" }).catch(() => undefined);
+    await t.client(PrivacyService, "not-a-valid-key-0000000000").erase({ externalId: "ana" }).catch(() => undefined);
+    await t.client(MemoryService).remember({ scope: { tenant: "north", user: "ana" }, content: "no key" }).catch(() => undefined);
+    const { records } = await t.client(PrivacyService, ADMIN).listAudit({ pageSize: 1000 });
+    expect(records[0]).toMatchObject({ operation: "agentmem.v1.PrivacyService/Erase", outcome: "PERMISSION_DENIED", actor: keyIdOf(WRITER) });
+    expect(records[0].scope?.user).toBe("ana");
+    expect(records.filter((r) => r.actor === "anonymous" || r.actor === "")).toEqual([]);
+  });
+});
+
 describe("Export", () => {
   it("returns every record about the end-user as readable JSON, complete enough to re-import", async () => {
     const memory = t.client(MemoryService, WRITER);

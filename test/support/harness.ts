@@ -51,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const transport = (key?: string) =>
     createRouterTransport((router) => app.routes(router), {
-      router: { interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys), createAuditInterceptor(app.deps.audit, logger)] },
+      router: { interceptors: [createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)] },
       transport: {
         interceptors: key
           ? [
