@@ -43,7 +43,7 @@ export interface LanceStoreOptions {
   metadataCacheBytes?: number;
   /** Called after each commit with the table kind and row count. */
   onCommit?: (kind: string, rows: number) => void;
-  /** Byte budget of the in-memory hot-row cache over all tables (default 256 MiB; 0 turns it off). */
+  /** Byte budget of the in-memory hot-row cache over all tables (default 448 MiB; 0 turns it off). */
   hotRowsBytes?: number;
 }
 
@@ -102,7 +102,7 @@ export class LanceStore implements Store {
   private readonly budget: CacheBudget;
 
   constructor(private readonly options: LanceStoreOptions) {
-    this.budget = new CacheBudget(options.hotRowsBytes ?? 256 * 2 ** 20);
+    this.budget = new CacheBudget(options.hotRowsBytes ?? 448 * 2 ** 20);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */

@@ -1,6 +1,14 @@
 import { ftsTerms } from "./fts-terms.js";
 import type { ColumnRow } from "./row-filter.js";
 
+/**
+ * Heap bytes of one cached row beyond its vector and text: the row object and its ~30 values,
+ * its two small term arrays and map entries. Measured: 10,000 memory rows took 27 MB of heap and
+ * 16 MB of array buffers (~4.3 KB a row with a 384-d vector).
+ */
+const ROW_OVERHEAD = 2_400;
+const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
+
 /** BM25 parameters of LanceDB's full-text index. */
 const K1 = 1.2;
 const B = 0.75;
@@ -28,6 +36,7 @@ export class Partition {
   private lengths: number[] = [];
   private totalLength = 0;
   private readonly dictionary = new Map<string, number>();
+  private readonly strings = new Map<string, string>();
   private docFreq: number[] = [];
   /** Estimated heap bytes held. */
   bytes = 0;
@@ -59,7 +68,7 @@ export class Partition {
     this.grow(at + 1);
     this.ids.push(id);
     this.slot.set(id, at);
-    this.rows.push(row);
+    this.rows.push(this.compact(row));
     const v = this.matrix.subarray(at * this.dimension, (at + 1) * this.dimension);
     if (this.dimension > 0) v.set(vector.subarray(0, this.dimension));
     let sum = 0;
@@ -67,7 +76,30 @@ export class Partition {
     this.norms[at] = Math.sqrt(sum);
     const text = this.textColumn ? String(row[this.textColumn] ?? "") : "";
     this.indexTerms(text);
-    this.bytes += this.dimension * 4 + text.length * 2 + 400;
+    this.bytes += this.dimension * 4 + text.length * 2 + ROW_OVERHEAD;
+  }
+
+  /**
+   * The row with its short repeated values shared (scope, role, fact type, model names, empty
+   * lists …): rows are never mutated here and callers get copies, so sharing is safe.
+   */
+  private compact(row: ColumnRow): ColumnRow {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) {
+      if (typeof v === "string" && v.length <= 40 && k !== "id" && k !== this.textColumn) out[k] = this.intern(v);
+      else if (Array.isArray(v)) out[k] = v.length === 0 ? EMPTY_LIST : v.map((x) => (typeof x === "string" && x.length <= 40 ? this.intern(x) : x));
+      else out[k] = v;
+    }
+    return out;
+  }
+
+  private intern(value: string): string {
+    let shared = this.strings.get(value);
+    if (shared === undefined) {
+      if (this.strings.size >= 10_000) return value;
+      this.strings.set(value, (shared = value));
+    }
+    return shared;
   }
 
   /** Removes a row by id (no-op if absent). */
@@ -170,7 +202,7 @@ export class Partition {
   private removeAt(at: number): void {
     const last = this.ids.length - 1;
     const text = this.textColumn ? String(this.rows[at][this.textColumn] ?? "") : "";
-    this.bytes -= this.dimension * 4 + text.length * 2 + 400 + this.termIds[at].length * 6;
+    this.bytes -= this.dimension * 4 + text.length * 2 + ROW_OVERHEAD + this.termIds[at].length * 6;
     for (const id of this.termIds[at]) this.docFreq[id]--;
     this.totalLength -= this.lengths[at];
     this.slot.delete(this.ids[at]);
