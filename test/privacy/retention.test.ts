@@ -66,6 +66,19 @@ describe("retention plans", () => {
     expect((await memory.history({ scope: { user: "resident_8" } })).total).toBe(1n);
   });
 
+  it("also caps turns stored by Add", async () => {
+    const memory = t.client(MemoryService, ADMIN);
+    await t.client(PrivacyService, ADMIN).setRetention({ plan: Plan.COMMUNITY });
+    const scope = { user: "resident_9" };
+    const old = Array.from({ length: 499 }, (_, i) => ({ scope, content: `old note ${i}`, observedAt: { seconds: BigInt(1_700_000_000 + i), nanos: 0 } }));
+    await memory.rememberBatch({ items: old });
+    await memory.add({ scope, messages: [1, 2, 3].map((i) => ({ role: "user", content: `I moved to Leeds, message ${i}` })) });
+    const history = await memory.history({ scope, size: 1000 });
+    expect(history.total).toBe(500n);
+    expect(history.turns[0].content).toBe("old note 2");
+    expect(history.turns.slice(-3).map((turn) => turn.content)).toEqual([1, 2, 3].map((i) => `I moved to Leeds, message ${i}`));
+  });
+
   it("Sweep trims every end-user of the tenant to the cap after a plan change", async () => {
     const admin = t.client(PrivacyService, OTHER_ADMIN);
     const memory = t.client(MemoryService, OTHER_ADMIN);

@@ -19,7 +19,9 @@ export function createFactHandlers(deps: ServiceDeps): FactHandlers {
   return {
     async add(req, ctx) {
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
-      const result = await addMessages(deps, tenant, addInput(req, deps.clock.now().getTime()));
+      const input = addInput(req, deps.clock.now().getTime());
+      const result = await addMessages(deps, tenant, input);
+      await deps.retention.enforce(tenant, [input.key.user]);
       return {
         added: result.added.map((m) => memoryToProto(tenant, m)),
         superseded: result.superseded.map((m) => memoryToProto(tenant, m)),
@@ -59,5 +61,6 @@ export async function rememberInferred(
     strategies: req.strategies as Strategy[],
     extras: { tags: input.tags, pinned: input.pinned, channel: input.channel, parentId: input.parentId, traceNumber: input.traceNumber },
   });
+  await deps.retention.enforce(tenant, [input.key.user]);
   return { memoryId: "", facts: result.added.map((m) => memoryToProto(tenant, m)), extractionError: result.extractionError };
 }
