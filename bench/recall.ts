@@ -131,7 +131,7 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     process.stdout.write(`ingested ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s (${Math.round(loaded.rowsPerSecond)} rows/s), server RSS ${server.rssMiB()} MiB\n`);
     const built = await buildRaw(join(root, "raw"), users, perUser, seed);
     process.stdout.write(`raw baseline table built in ${built.seconds.toFixed(1)} s\n`);
-    await waitForMaintenance(server, 120_000);
+    await waitForMaintenance(server, 120_000, server.logs.length);
     const results: PhaseResult[] = [];
     results.push(...(await measure("after ingest", client, built.raw, users, queries, concurrency, k)));
     const rssAfterRecall = server.rssMiB();
