@@ -22,6 +22,9 @@ export function addInput(req: AddRequest, now: number): AddInput {
     checkLength(`messages[${i}].name`, m.name, LIMITS.nameChars);
     return { role, name: m.name.trim(), content: m.content };
   });
+  // One Add is a slice of conversation; megabytes of text would tie up the extractor for minutes.
+  const total = messages.reduce((n, m) => n + m.content.length, 0);
+  if (total > LIMITS.contentChars) throw tooLarge("messages", `the messages hold ${total} characters; the limit per Add is ${LIMITS.contentChars}`);
   return { key, messages, observedAt: msOf(req.observedAt, "observed_at") ?? now, strategies: [] };
 }
 
