@@ -87,6 +87,14 @@ async function buildRaw(dir: string, users: number, perUser: number, seed: numbe
   return { raw, seconds: since(start) / 1000 };
 }
 
+/** Prints one phase's rows as soon as they are measured (long runs show progress). */
+function show(results: PhaseResult[]): PhaseResult[] {
+  for (const r of results) {
+    process.stdout.write(`${r.phase} / ${r.mode}: api p50 ${r.api.p50} p99 ${r.api.p99} | raw p50 ${r.raw.p50} p99 ${r.raw.p99} | ratio ${r.ratioP50.toFixed(2)}\n`);
+  }
+  return results;
+}
+
 async function measure(phase: string, client: Client, raw: RawLance, users: number, queries: number, concurrency: number, k: number): Promise<PhaseResult[]> {
   const vocabulary = createVocabulary(5000);
   const random = createRandom(99);
@@ -100,7 +108,7 @@ async function measure(phase: string, client: Client, raw: RawLance, users: numb
   for (const [mode, c] of [["sequential", 1], [`${concurrency} concurrent`, concurrency]] as const) {
     const a = summarize(await timed(queries, c, api));
     const r = summarize(await timed(queries, c, direct));
-    out.push({ phase, mode, api: a, raw: r, ratioP50: a.p50 / r.p50, p99OverP50: a.p99 / a.p50 });
+    out.push(...show([{ phase, mode, api: a, raw: r, ratioP50: a.p50 / r.p50, p99OverP50: a.p99 / a.p50 }]));
   }
   return out;
 }
