@@ -145,11 +145,11 @@ describe("hot-row cache", () => {
   });
 
   it("keeps within its byte budget by evicting whole partitions", async () => {
-    const store = open(await freshDir(), 40_000);
+    const store = open(await freshDir(), 15_000);
     const hot = await store.memories("t");
     await hot.upsert([...rows("a", 6), ...rows("b", 6), ...rows("c", 6)]);
     for (const u of ["a", "b", "c", "a"]) expect(await hot.count(where.eq("user", u))).toBe(6);
-    expect(store.cacheCounters.bytes).toBeLessThanOrEqual(40_000);
+    expect(store.cacheCounters.bytes).toBeLessThanOrEqual(15_000);
     expect(store.cacheCounters.evictions).toBeGreaterThan(0);
   });
 });

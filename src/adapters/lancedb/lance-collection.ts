@@ -7,7 +7,7 @@ import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
 import type { CommittedRow, HotRows } from "./hot-rows.js";
 import type { PartitionHit } from "./partition.js";
-import { pinnedIds, pinnedValue, rowFilter } from "./row-filter.js";
+import { pinnedIds, pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** How a record maps to and from a LanceDB row. */
@@ -26,6 +26,8 @@ export interface HotRowsBinding {
   partitionColumn: string;
   /** Absent when the cache is off. */
   rows?: HotRows;
+  /** Besides `id`, columns whose `=` / `IN` reads are answered through a per-partition index (e.g. `trace_number`). */
+  lookupColumns?: readonly string[];
 }
 
 type WritePayload<T> =
@@ -112,7 +114,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   async find(condition: Condition, options: FindOptions = {}): Promise<T[]> {
     const withVector = !options.withoutVector;
     const partition = await this.partitionFor(condition, withVector ? "vectors" : "rows");
-    if (partition) return partition.filter(rowFilter(condition), options.limit).map((h) => this.decode(h, withVector));
+    if (partition) {
+      const keep = rowFilter(condition);
+      for (const column of ["id", ...(this.hot?.lookupColumns ?? [])]) {
+        const values = pinnedValues(condition, column);
+        if (values) return partition.lookup(column, values, keep, options.limit).map((h) => this.decode(h, withVector));
+      }
+      return partition.filter(keep, options.limit).map((h) => this.decode(h, withVector));
+    }
     const hot = this.hot?.rows;
     const ids = hot && (!withVector || hot.servesVectors) ? pinnedIds(condition) : undefined;
     if (!ids || !hot || options.limit !== undefined) return this.engineFind(condition, options);
@@ -193,13 +202,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return partition;
   }
 
-  /** A record from a cached row (fresh objects each time, so callers may mutate what they get). */
+  /**
+   * A record from a cached row. Codecs build fresh objects and arrays from what they read, so
+   * callers may mutate what they get; only the vector is set on a shallow copy.
+   */
   private decode(hit: PartitionHit, withVector: boolean): T {
     const column = this.codec.vectorColumn;
-    const row: Record<string, unknown> = { ...hit.row };
-    for (const [k, v] of Object.entries(row)) if (Array.isArray(v)) row[k] = [...(v as unknown[])];
-    if (column) row[column] = withVector ? hit.vector : new Float32Array(0);
-    return this.codec.fromRow(row);
+    if (!column) return this.codec.fromRow(hit.row);
+    return this.codec.fromRow({ ...hit.row, [column]: withVector ? hit.vector : new Float32Array(0) });
   }
 
   /**

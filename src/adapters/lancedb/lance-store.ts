@@ -58,6 +58,8 @@ export interface TableKind<T extends Keyed> {
   partitionColumn?: string;
   /** The hot-row cache also holds vectors (default true). */
   hotVectors?: boolean;
+  /** Columns besides `id` that cached reads look up through an index (see `HotRowsBinding`). */
+  lookupColumns?: readonly string[];
 }
 
 const MEMORIES: TableKind<MemoryRecord> = {
@@ -67,6 +69,8 @@ const MEMORIES: TableKind<MemoryRecord> = {
   // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
   scalarIndexes: ["user", "id"],
   partitionColumn: "user",
+  // History chains (`superseded_by IN …`) on every recall that asks for them.
+  lookupColumns: ["superseded_by"],
 };
 const EPISODES: TableKind<EpisodeRecord> = {
   name: "episodes",
@@ -75,6 +79,8 @@ const EPISODES: TableKind<EpisodeRecord> = {
   scalarIndexes: ["user", "id"],
   partitionColumn: "user",
   hotVectors: false,
+  // The neighbouring turns of every recall's candidates (`trace_number IN …`).
+  lookupColumns: ["trace_number"],
 };
 
 const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSchema, codec: profileCodec };
@@ -268,7 +274,7 @@ export class LanceStore implements Store {
     if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
     const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches });
-    return { rows, partitionColumn };
+    return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 
   private async checkDimension(table: lancedb.Table, column: string): Promise<void> {

@@ -2,12 +2,36 @@ import { ftsTerms } from "./fts-terms.js";
 import type { ColumnRow } from "./row-filter.js";
 
 /**
- * Heap bytes of one cached row beyond its vector and text: the row object and its ~30 values,
- * its two small term arrays and map entries. Measured: 10,000 memory rows took 27 MB of heap and
- * 16 MB of array buffers (~4.3 KB a row with a 384-d vector).
+ * Heap bytes of one cached row beyond its vector, text and term list: the row object and its
+ * values, map entries. Measured (bench/support, `node --expose-gc`): a 30-column memory row with a
+ * ~95-character text takes ~1.3 KB of heap plus its 1.5 KB vector; an episode row ~0.9 KB.
  */
-const ROW_OVERHEAD = 2_400;
+const ROW_OVERHEAD = 900;
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
+
+/** Columns whose values are (nearly) unique per row: interning them would only fill the table. */
+const UNIQUE_COLUMNS = new Set(["id", "content_hash", "source_ids", "parent_id", "superseded_by", "memory_id"]);
+
+const SAFE_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const shapes = new Map<string, (values: readonly unknown[]) => ColumnRow>();
+
+/**
+ * A builder of rows with these columns as one object literal. Objects filled by computed keys
+ * turn into dictionary mode past a dozen properties (~1.4 KB of property table per 30-column
+ * row); a literal gets a fixed shape with the values in-object. Column names come from table
+ * schemas, and only plain identifiers are compiled; anything else takes the slow path.
+ */
+function rowShape(columns: readonly string[]): (values: readonly unknown[]) => ColumnRow {
+  const key = columns.join("\u0000");
+  let shape = shapes.get(key);
+  if (!shape) {
+    shape = columns.every((c) => SAFE_IDENTIFIER.test(c))
+      ? (new Function("v", `return { ${columns.map((c, i) => `${c}: v[${i}]`).join(", ")} };`) as (values: readonly unknown[]) => ColumnRow)
+      : (values) => Object.fromEntries(columns.map((c, i) => [c, values[i]]));
+    shapes.set(key, shape);
+  }
+  return shape;
+}
 
 /** BM25 parameters of LanceDB's full-text index. */
 const K1 = 1.2;
@@ -31,13 +55,15 @@ export class Partition {
   private rows: ColumnRow[] = [];
   private matrix: Float32Array;
   private norms: Float32Array;
-  private termIds: Uint32Array[] = [];
-  private termFreqs: Uint16Array[] = [];
+  /** Per row: its distinct term ids and their counts, interleaved (`[id, tf, id, tf, …]`; plain SMI arrays are far smaller than two typed arrays). */
+  private terms: number[][] = [];
   private lengths: number[] = [];
   private totalLength = 0;
   private readonly dictionary = new Map<string, number>();
   private readonly strings = new Map<string, string>();
   private docFreq: number[] = [];
+  /** Lazily built value → slots maps of looked-up columns; dropped on every change. */
+  private readonly columnIndexes = new Map<string, Map<unknown, number[]>>();
   /** Estimated heap bytes held. */
   bytes = 0;
 
@@ -64,6 +90,7 @@ export class Partition {
   put(id: string, row: ColumnRow, vector: Float32Array): void {
     const existing = this.slot.get(id);
     if (existing !== undefined) this.removeAt(existing);
+    this.columnIndexes.clear();
     const at = this.ids.length;
     this.grow(at + 1);
     this.ids.push(id);
@@ -84,13 +111,14 @@ export class Partition {
    * lists …): rows are never mutated here and callers get copies, so sharing is safe.
    */
   private compact(row: ColumnRow): ColumnRow {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(row)) {
-      if (typeof v === "string" && v.length <= 40 && k !== "id" && k !== this.textColumn) out[k] = this.intern(v);
-      else if (Array.isArray(v)) out[k] = v.length === 0 ? EMPTY_LIST : v.map((x) => (typeof x === "string" && x.length <= 40 ? this.intern(x) : x));
-      else out[k] = v;
-    }
-    return out;
+    const columns = Object.keys(row);
+    const values = columns.map((k) => {
+      const v = row[k];
+      if (typeof v === "string" && v.length <= 40 && !UNIQUE_COLUMNS.has(k) && k !== this.textColumn) return this.intern(v);
+      if (Array.isArray(v)) return v.length === 0 ? EMPTY_LIST : v.map((x) => (typeof x === "string" && x.length <= 40 && !UNIQUE_COLUMNS.has(k) ? this.intern(x) : x));
+      return v;
+    });
+    return rowShape(columns)(values);
   }
 
   private intern(value: string): string {
@@ -128,22 +156,78 @@ export class Partition {
     return n;
   }
 
-  /** Top `limit` rows by cosine similarity among rows that pass `keep`. */
+  /**
+   * Rows whose `column` holds one of `values` and that pass `keep` (at most `limit`), in storage
+   * order: `id` through the slot map, other columns through an index built on first use.
+   */
+  lookup(column: string, values: ReadonlySet<unknown>, keep: (row: ColumnRow) => boolean, limit = Infinity): PartitionHit[] {
+    const slots: number[] = [];
+    if (column === "id") {
+      for (const v of values) {
+        const at = this.slot.get(String(v));
+        if (at !== undefined) slots.push(at);
+      }
+    } else {
+      const index = this.columnIndex(column);
+      for (const v of values) slots.push(...(index.get(v) ?? []));
+    }
+    slots.sort((a, b) => a - b);
+    const out: PartitionHit[] = [];
+    for (const at of slots) {
+      if (out.length >= limit) break;
+      if (keep(this.rows[at])) out.push(this.hit(at, 0));
+    }
+    return out;
+  }
+
+  private columnIndex(column: string): Map<unknown, number[]> {
+    let index = this.columnIndexes.get(column);
+    if (!index) {
+      index = new Map();
+      for (let at = 0; at < this.rows.length; at++) {
+        const value = this.rows[at][column];
+        const slots = index.get(value);
+        if (slots) slots.push(at);
+        else index.set(value, [at]);
+      }
+      this.columnIndexes.set(column, index);
+    }
+    return index;
+  }
+
+  /**
+   * Top `limit` rows by cosine similarity among rows that pass `keep`. Every row is scored, but
+   * `keep` runs only on rows good enough to enter the running top (a min-heap), so a filter that
+   * passes most rows is evaluated a few dozen times rather than once per row.
+   */
   nearest(query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number): PartitionHit[] {
     const d = this.dimension;
+    const n = this.ids.length;
+    if (limit <= 0 || n === 0) return [];
     let qn = 0;
     for (let i = 0; i < d; i++) qn += query[i] * query[i];
     qn = Math.sqrt(qn);
-    const scored: { at: number; score: number }[] = [];
-    for (let at = 0; at < this.ids.length; at++) {
-      if (!keep(this.rows[at])) continue;
+    const matrix = this.matrix;
+    const heap = new TopHeap(limit);
+    for (let at = 0; at < n; at++) {
       const base = at * d;
-      let dot = 0;
-      for (let i = 0; i < d; i++) dot += query[i] * this.matrix[base + i];
+      let d0 = 0;
+      let d1 = 0;
+      let d2 = 0;
+      let d3 = 0;
+      let i = 0;
+      for (; i + 3 < d; i += 4) {
+        d0 += query[i] * matrix[base + i];
+        d1 += query[i + 1] * matrix[base + i + 1];
+        d2 += query[i + 2] * matrix[base + i + 2];
+        d3 += query[i + 3] * matrix[base + i + 3];
+      }
+      for (; i < d; i++) d0 += query[i] * matrix[base + i];
       const denominator = qn * this.norms[at];
-      scored.push({ at, score: denominator > 0 ? dot / denominator : 0 });
+      const score = denominator > 0 ? (d0 + d1 + d2 + d3) / denominator : 0;
+      if (heap.accepts(score) && keep(this.rows[at])) heap.push(at, score);
     }
-    return this.top(scored, limit);
+    return heap.sorted().map(({ at, score }) => this.hit(at, score));
   }
 
   /** Top `limit` rows by BM25 (over this partition's statistics) among rows that pass `keep`. */
@@ -155,12 +239,13 @@ export class Partition {
     const idf = query.map((t) => Math.log(1 + (n - this.docFreq[t] + 0.5) / (this.docFreq[t] + 0.5)));
     const scored: { at: number; score: number }[] = [];
     for (let at = 0; at < n; at++) {
-      const ids = this.termIds[at];
+      const terms = this.terms[at];
       let score = 0;
       for (let q = 0; q < query.length; q++) {
-        const i = ids.indexOf(query[q]);
-        if (i < 0) continue;
-        const tf = this.termFreqs[at][i];
+        let i = 0;
+        while (i < terms.length && terms[i] !== query[q]) i += 2;
+        if (i >= terms.length) continue;
+        const tf = terms[i + 1];
         score += (idf[q] * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[at]) / avg));
       }
       if (score > 0 && keep(this.rows[at])) scored.push({ at, score });
@@ -190,27 +275,30 @@ export class Partition {
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    const ids = Uint32Array.from(counts.keys());
-    for (const id of ids) this.docFreq[id]++;
-    this.termIds.push(ids);
-    this.termFreqs.push(Uint16Array.from(counts.values(), (c) => Math.min(c, 65535)));
+    const row: number[] = [];
+    for (const [id, tf] of counts) {
+      this.docFreq[id]++;
+      row.push(id, tf);
+    }
+    this.terms.push(row);
     this.lengths.push(terms.length);
     this.totalLength += terms.length;
-    this.bytes += ids.length * 6;
+    this.bytes += row.length * 8;
   }
 
   private removeAt(at: number): void {
+    this.columnIndexes.clear();
     const last = this.ids.length - 1;
     const text = this.textColumn ? String(this.rows[at][this.textColumn] ?? "") : "";
-    this.bytes -= this.dimension * 4 + text.length * 2 + ROW_OVERHEAD + this.termIds[at].length * 6;
-    for (const id of this.termIds[at]) this.docFreq[id]--;
+    this.bytes -= this.dimension * 4 + text.length * 2 + ROW_OVERHEAD + this.terms[at].length * 8;
+    const terms = this.terms[at];
+    for (let i = 0; i < terms.length; i += 2) this.docFreq[terms[i]]--;
     this.totalLength -= this.lengths[at];
     this.slot.delete(this.ids[at]);
     if (at !== last) {
       this.ids[at] = this.ids[last];
       this.rows[at] = this.rows[last];
-      this.termIds[at] = this.termIds[last];
-      this.termFreqs[at] = this.termFreqs[last];
+      this.terms[at] = this.terms[last];
       this.lengths[at] = this.lengths[last];
       this.norms[at] = this.norms[last];
       this.matrix.copyWithin(at * this.dimension, last * this.dimension, (last + 1) * this.dimension);
@@ -218,8 +306,7 @@ export class Partition {
     }
     this.ids.pop();
     this.rows.pop();
-    this.termIds.pop();
-    this.termFreqs.pop();
+    this.terms.pop();
     this.lengths.pop();
   }
 
@@ -232,5 +319,57 @@ export class Partition {
     norms.set(this.norms);
     this.matrix = matrix;
     this.norms = norms;
+  }
+}
+
+/** The best `size` (slot, score) pairs seen so far: a binary min-heap on score. */
+class TopHeap {
+  private readonly slots: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(private readonly size: number) {}
+
+  /** True when a row with this score would enter the top (strictly better than the worst kept). */
+  accepts(score: number): boolean {
+    return this.scores.length < this.size || score > this.scores[0];
+  }
+
+  push(at: number, score: number): void {
+    const { slots, scores } = this;
+    if (scores.length < this.size) {
+      slots.push(at);
+      scores.push(score);
+      let i = scores.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (scores[parent] <= scores[i]) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+      return;
+    }
+    slots[0] = at;
+    scores[0] = score;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let smallest = i;
+      if (l < scores.length && scores[l] < scores[smallest]) smallest = l;
+      if (r < scores.length && scores[r] < scores[smallest]) smallest = r;
+      if (smallest === i) break;
+      this.swap(i, smallest);
+      i = smallest;
+    }
+  }
+
+  /** Kept pairs, best first (ties by slot, i.e. storage order). */
+  sorted(): { at: number; score: number }[] {
+    return this.slots.map((at, i) => ({ at, score: this.scores[i] })).sort((a, b) => b.score - a.score || a.at - b.at);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.slots[i], this.slots[j]] = [this.slots[j], this.slots[i]];
+    [this.scores[i], this.scores[j]] = [this.scores[j], this.scores[i]];
   }
 }

@@ -134,3 +134,28 @@ export function pinnedIds(condition: Condition): readonly string[] | undefined {
   }
   return undefined;
 }
+
+/**
+ * The values a condition restricts `column` to, if it does: `=` or `IN` at the top, the first such
+ * part of an AND, or the union over an OR whose every branch restricts it.
+ */
+export function pinnedValues(condition: Condition, column: string): ReadonlySet<Scalar> | undefined {
+  if (condition.op === "eq" && condition.column === column) return new Set([condition.value]);
+  if (condition.op === "in" && condition.column === column) return new Set(condition.values);
+  if (condition.op === "and") {
+    for (const c of condition.conditions) {
+      const values = pinnedValues(c, column);
+      if (values) return values;
+    }
+  }
+  if (condition.op === "or" && condition.conditions.length > 0) {
+    const union = new Set<Scalar>();
+    for (const c of condition.conditions) {
+      const values = pinnedValues(c, column);
+      if (!values) return undefined;
+      for (const v of values) union.add(v);
+    }
+    return union;
+  }
+  return undefined;
+}
