@@ -71,7 +71,8 @@ export function createListener(options: ListenerOptions): Listener {
   });
   h2.on("sessionError", (err) => logger?.warn({ err }, "http2 session error"));
 
-  const tcp = net.createServer((socket) => {
+  // No Nagle: a small response must not wait for the peer's delayed ACK (HTTP/1.1 and h2 both answer in small writes).
+  const tcp = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once("close", () => {
       sockets.delete(socket);

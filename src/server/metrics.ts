@@ -5,6 +5,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 /** Where the storage gauges read from: the server's open LanceDB connection. */
 export interface MetricsStore {
   connect(): Promise<Connection>;
+  /** Hot-row cache counters (monotonic except `bytes` and `partitions`), if the store has the cache. */
+  readonly cacheCounters?: Readonly<Record<string, number>>;
 }
 
 /** Options for {@link createMetrics}. */
@@ -61,6 +63,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
   if (options.store) registerStorageGauges(registry, options.store);
+  if (options.store?.cacheCounters) registerCacheGauges(registry, options.store);
 
   const interceptor: Interceptor = (next) => async (req) => {
     const method = `${req.service.typeName}/${req.method.name}`;
@@ -86,6 +89,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/** The hot-row cache: hits, loads, evictions, invalidations, engine bypasses, bytes and partitions held. */
+function registerCacheGauges(registry: Registry, store: MetricsStore): void {
+  const gauge = new Gauge({
+    name: "agentmem_hot_rows",
+    help: "Hot-row cache counters by name (hits, loads, load_millis, evictions, invalidations, bypasses, bytes, partitions)",
+    labelNames: ["counter"] as const,
+    registers: [registry],
+    collect() {
+      for (const [name, value] of Object.entries(store.cacheCounters ?? {})) {
+        gauge.set({ counter: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }, value);
+      }
+    },
+  });
 }
 
 /**
