@@ -144,6 +144,26 @@ describe("hot-row cache", () => {
     expect(readerStore.cacheCounters.invalidations).toBeGreaterThanOrEqual(4);
   });
 
+  it("appends new ids and merges known ones when the partition is held (one row per id, in memory and on disk)", async () => {
+    const dir = await freshDir();
+    const hot = await open(dir).memories("t");
+    await hot.upsert(rows("w", 4));
+    expect(await hot.count(where.eq("user", "w"))).toBe(4); // loads the partition
+    const versions: number[] = [await hot.lanceTable.version()];
+    await hot.upsert([memory("w-1", "w", "rewritten text", 1), memory("w-new", "w", "brand new", 9)]);
+    versions.push(await hot.lanceTable.version());
+    await hot.insertNew([memory("w-2", "w", "must not replace", 2), memory("w-new2", "w", "another new", 10)]);
+    expect(versions[1] - versions[0]).toBe(2); // one append, one merge
+    expect(await hot.lanceTable.countRows("id = 'w-1'")).toBe(1);
+    expect(await hot.lanceTable.countRows("`user` = 'w'")).toBe(6);
+    expect(await hot.count(where.eq("user", "w"))).toBe(6);
+    expect((await hot.get(["w-1"]))[0].text).toBe("rewritten text");
+    expect((await hot.get(["w-2"]))[0].text).not.toBe("must not replace");
+    const engine = await open(dir, 0).memories("t"); // no cache: the engine's view
+    expect((await engine.get(["w-1"]))[0].text).toBe("rewritten text");
+    expect((await engine.find(where.eq("user", "w"))).length).toBe(6);
+  });
+
   it("keeps within its byte budget by evicting whole partitions", async () => {
     const store = open(await freshDir(), 15_000);
     const hot = await store.memories("t");

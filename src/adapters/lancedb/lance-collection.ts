@@ -216,13 +216,17 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    * Records as one Arrow table of the table's own schema (built column by column, see
    * `rowsToArrow`), and as the rows the hot-row cache holds (the stored row minus the vector).
    */
-  private async encode(records: readonly T[]): Promise<{ data: ArrowTable; keys: string[]; committed: (held: (key: string) => boolean) => CommittedRow[] }> {
+  private async encode(
+    records: readonly T[],
+  ): Promise<{ data: ArrowTable; keys: string[]; partitionKeys: string[]; committed: (held: (key: string) => boolean) => CommittedRow[] }> {
     const rows = records.map((r) => this.codec.toRow(r));
     this.schema ??= await this.table.schema();
     const data = rowsToArrow(rows, this.schema);
     const column = this.codec.vectorColumn;
     const partition = this.hot?.partitionColumn ?? "";
-    const keys = this.hot?.rows ? [...new Set(rows.map((r) => String(r[partition])))] : [];
+    // Each record's partition (empty when the cache is off), and the distinct ones.
+    const partitionKeys = this.hot?.rows ? rows.map((r) => String(r[partition])) : [];
+    const keys = [...new Set(partitionKeys)];
     // Copies are made only for rows of partitions the cache holds.
     const committed = (held: (key: string) => boolean) =>
       rows.flatMap((stored, i) => {
@@ -232,7 +236,31 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
         if (column) delete row[column];
         return [{ id: records[i].id, row, vector }];
       });
-    return { data, keys, committed };
+    return { data, keys, partitionKeys, committed };
+  }
+
+  /**
+   * The stored ids among these records' ids, when the hot rows can tell: every partition the
+   * records fall in is held (loaded now if needed) and current. `undefined` → ask the engine (merge).
+   * Called inside the write queue, so no other write of this process lands in between; another
+   * process appending the same new id at the same instant could still add it twice (see README).
+   */
+  private async storedIds(records: readonly T[], partitionKeys: readonly string[]): Promise<Set<string> | undefined> {
+    const rows = this.hot?.rows;
+    if (!rows || partitionKeys.length !== records.length) return undefined;
+    const byKey = new Map<string, string[]>();
+    records.forEach((r, i) => {
+      const ids = byKey.get(partitionKeys[i]);
+      if (ids) ids.push(r.id);
+      else byKey.set(partitionKeys[i], [r.id]);
+    });
+    const known = new Set<string>();
+    for (const [key, ids] of byKey) {
+      const partition = await rows.partition(key);
+      if (!partition) return undefined;
+      for (const id of ids) if (partition.has(id)) known.add(id);
+    }
+    return known;
   }
 
   /** Runs one engine write, telling the hot rows when it starts and what it committed. */
@@ -276,7 +304,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return [before];
     }
     const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
-    const { data, keys, committed } = await this.encode(records);
+    const { data, keys, committed, partitionKeys } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.
       await this.tracked(
@@ -287,6 +315,24 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return payloads.map(() => undefined);
     }
     const mode = group === "upsert" ? "upsert" : "insertNew";
+    const known = await this.storedIds(records, partitionKeys);
+    if (known) {
+      // The hot rows hold every partition written: ids they lack are new, so those rows are a plain
+      // append (no join against the stored ids); only rows that exist go through a merge.
+      const fresh = records.filter((r) => !known.has(r.id));
+      const stored = mode === "upsert" ? records.filter((r) => known.has(r.id)) : [];
+      if (fresh.length > 0) {
+        const batch = fresh.length === records.length ? { data, keys, committed } : await this.encode(fresh);
+        await this.tracked(() => this.table.add(batch.data), (v) => hot?.committed(v, batch.keys, batch.committed, "insertNew"));
+      }
+      if (stored.length > 0) {
+        const batch = await this.encode(stored);
+        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch.data);
+        await this.tracked(merge, (v) => hot?.committed(v, batch.keys, batch.committed, "upsert"));
+      }
+      this.onCommit(records.length);
+      return payloads.map(() => undefined);
+    }
     const merge = this.table.mergeInsert("id");
     const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
     await this.tracked(
