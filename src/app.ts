@@ -65,6 +65,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     dimension: embedder.dimension,
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
     readConsistencySeconds: config.storage.readConsistencySeconds,
+    sharedWriters: config.storage.sharedWriters,
   });
   const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
   maintenance.start();

@@ -43,6 +43,8 @@ export interface Config {
     readonly hotRowsMB: number;
     /** Seconds between checks for other processes' writes (`AGENTMEM_READ_CONSISTENCY_SECONDS`, default 0: every read). */
     readonly readConsistencySeconds: number;
+    /** Other server processes write the same data directory (`AGENTMEM_SHARED_WRITERS=1`, default off; see README "Running replicas"). */
+    readonly sharedWriters: boolean;
     /** Seconds between maintenance passes (`AGENTMEM_MAINTENANCE_SECONDS`, default 30; 0 turns them off). */
     readonly maintenanceSeconds: number;
     /** Rows at which a table gets a vector index (`AGENTMEM_VECTOR_INDEX_ROWS`, default 200000; 0 = never). */
@@ -97,6 +99,7 @@ const configSchema = z.object({
   storage: z.object({
     hotRowsMB: z.coerce.number().min(0),
     readConsistencySeconds: z.coerce.number().min(0),
+    sharedWriters: z.enum(["0", "1", "true", "false", ""]).transform((v) => v === "1" || v === "true"),
     maintenanceSeconds: z.coerce.number().min(0),
     vectorIndexRows: z.coerce.number().int().min(0),
   }),
@@ -147,6 +150,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     storage: {
       hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 448,
       readConsistencySeconds: env.AGENTMEM_READ_CONSISTENCY_SECONDS || 0,
+      sharedWriters: env.AGENTMEM_SHARED_WRITERS ?? "",
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
     },

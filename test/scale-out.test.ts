@@ -14,7 +14,7 @@ let b: ServerProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "agentmem-replicas-"));
-  const env = { AGENTMEM_MAINTENANCE_SECONDS: "1" };
+  const env = { AGENTMEM_MAINTENANCE_SECONDS: "1", AGENTMEM_SHARED_WRITERS: "1" };
   // One after the other: the first creates the tables, the second opens them.
   a = await startServerProcess({ data: dir, built: true, env });
   await memoryClient(a.url).remember({ scope: { user: "setup" }, content: "tables exist" });

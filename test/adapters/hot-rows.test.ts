@@ -164,6 +164,28 @@ describe("hot-row cache", () => {
     expect((await engine.find(where.eq("user", "w"))).length).toBe(6);
   });
 
+  it("keeps its partitions through this process's maintenance, and learns of another writer from its first version", async () => {
+    const dir = await freshDir();
+    const store = open(dir);
+    const hot = await store.memories("t");
+    for (let i = 0; i < 6; i++) await hot.upsert([memory(`m-${i}`, "m", `${TEXTS[i]} #${i}`, i)]);
+    expect(await hot.count(where.eq("user", "m"))).toBe(6);
+    const loads = store.cacheCounters.loads;
+    const result = await hot.maintain((t) => t.optimize());
+    expect(result.compaction.fragmentsRemoved).toBeGreaterThan(0);
+    expect(await hot.count(where.eq("user", "m"))).toBe(6);
+    expect(store.cacheCounters.loads).toBe(loads); // no reload: compaction changed no row
+    expect(store.cacheCounters.invalidations).toBe(0);
+    await hot.upsert([memory("m-new", "m", "after maintenance", 7)]); // appended: the partition knows every id
+    const other = await open(dir, 0).memories("t");
+    await other.upsert([memory("m-0", "m", "changed by another process", 0)]);
+    expect((await hot.find(where.and(where.eq("user", "m"), where.eq("id", "m-0"))))[0].text).toBe("changed by another process");
+    expect(store.cacheCounters.invalidations).toBe(1);
+    await hot.upsert([memory("m-0", "m", "merged now", 0)]); // another writer is known: merge on id
+    expect(await other.count(where.eq("id", "m-0"))).toBe(1);
+    expect(await hot.count(where.eq("user", "m"))).toBe(7);
+  });
+
   it("keeps within its byte budget by evicting whole partitions", async () => {
     const store = open(await freshDir(), 15_000);
     const hot = await store.memories("t");

@@ -21,6 +21,11 @@ export interface HotRowsOptions {
   analyzerMatches?: boolean;
   /** Partitions with more rows than this are served by the engine (default 50,000). */
   maxRowsPerPartition?: number;
+  /**
+   * Other processes write this table (default false). Also turned on by itself the first time a
+   * version shows up that neither this process's writes nor its maintenance made.
+   */
+  sharedWriters?: boolean;
 }
 
 /** A row write already committed at `version`, to apply to cached partitions. */
@@ -62,9 +67,41 @@ export class HotRows {
   private settled: Promise<void> = Promise.resolve();
   private settle: () => void = () => {};
   private readonly maxRows: number;
+  private shared: boolean;
+  private maintaining = 0;
 
   constructor(private readonly options: HotRowsOptions) {
     this.maxRows = options.maxRowsPerPartition ?? 50_000;
+    this.shared = options.sharedWriters ?? false;
+  }
+
+  /**
+   * True while no other writer of the table is known: the cache then knows every stored id of a
+   * held partition (new ids may be appended without a merge), and versions made by this process's
+   * maintenance (compaction, index refresh, cleanup: no row changes) keep the cache.
+   */
+  get soleWriter(): boolean {
+    return !this.shared;
+  }
+
+  /** Maintenance of the table starts (reads meanwhile keep the cache at its last known version). */
+  beginMaintenance(): void {
+    this.maintaining++;
+  }
+
+  /**
+   * Maintenance ended; versions `(from, to]` that this process did not write are its own
+   * (compaction and index commits change no row), unless another writer is known.
+   */
+  endMaintenance(from: number, to: number): void {
+    this.maintaining--;
+    if (!this.shared) for (let v = from + 1; v <= to; v++) this.localVersions.add(v);
+  }
+
+  /** This process rewrote the table outside the write path (erasure, purge): versions `(from, to]` are its own; drop everything cached. */
+  rewritten(from: number, to: number): void {
+    for (let v = from + 1; v <= to; v++) this.localVersions.add(v);
+    this.dropAll();
   }
 
   /** Vectors are held: `nearest` and reads that need vectors can be served. */
@@ -201,7 +238,14 @@ export class HotRows {
         await this.settled;
         continue;
       }
-      if (unexplained.length > 0) this.invalidate();
+      // Our own maintenance is running: its versions are explained when it ends. Until then the
+      // cache stays at the version it knows (current for every write of this process).
+      if (unexplained.length > 0 && this.maintaining > 0 && !this.shared) return;
+      if (unexplained.length > 0) {
+        // Neither our writes nor our maintenance: another process writes this table.
+        this.shared = true;
+        this.invalidate();
+      }
       for (const v of this.localVersions) if (v <= current) this.localVersions.delete(v);
       this.version = current;
       return;

@@ -173,6 +173,23 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.queue.submit(null, { exclusive: work });
   }
 
+  /**
+   * Runs background maintenance (`optimize`, index builds) on the engine table outside the write
+   * queue, so writes go on meanwhile; the hot rows keep what they hold through the versions it
+   * makes (see `HotRows.endMaintenance`).
+   */
+  async maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
+    const rows = this.hot?.rows;
+    const from = await this.table.version();
+    rows?.beginMaintenance();
+    try {
+      return await work(this.table);
+    } finally {
+      const to = await this.table.version().catch(() => from);
+      rows?.endMaintenance(from, to);
+    }
+  }
+
   /** Resolves when queued writes are durable. */
   idle(): Promise<void> {
     return this.queue.idle();
@@ -247,7 +264,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    */
   private async storedIds(records: readonly T[], partitionKeys: readonly string[]): Promise<Set<string> | undefined> {
     const rows = this.hot?.rows;
-    if (!rows || partitionKeys.length !== records.length) return undefined;
+    if (!rows || !rows.soleWriter || partitionKeys.length !== records.length) return undefined;
     const byKey = new Map<string, string[]>();
     records.forEach((r, i) => {
       const ids = byKey.get(partitionKeys[i]);
@@ -280,7 +297,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
     const hot = this.hot?.rows;
-    if (group === null && "exclusive" in payloads[0]) return [await payloads[0].exclusive(this.table)];
+    if (group === null && "exclusive" in payloads[0]) {
+      const from = await this.table.version();
+      try {
+        return [await payloads[0].exclusive(this.table)];
+      } finally {
+        hot?.rewritten(from, await this.table.version().catch(() => from));
+      }
+    }
     if (group === null && "ids" in payloads[0]) {
       const { ids, change, insert = [] } = payloads[0];
       const changed = (await this.get(ids)).map(change).filter((r): r is T => r !== undefined);

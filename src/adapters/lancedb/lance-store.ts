@@ -21,6 +21,7 @@ import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { CacheBudget, type CacheCounters } from "./cache-budget.js";
 import { defaultAnalyzer, HotRows } from "./hot-rows.js";
+import type { MaintainedTable } from "./maintenance.js";
 import { type Codec, type HotRowsBinding, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
 import { profileCodec, profileSchema } from "./profile-codec.js";
@@ -43,6 +44,8 @@ export interface LanceStoreOptions {
   metadataCacheBytes?: number;
   /** Called after each commit with the table kind and row count. */
   onCommit?: (kind: string, rows: number) => void;
+  /** Other processes write these tables (default false; detected anyway on their first version seen). */
+  sharedWriters?: boolean;
   /** Byte budget of the in-memory hot-row cache over all tables (default 448 MiB; 0 turns it off). */
   hotRowsBytes?: number;
 }
@@ -236,9 +239,11 @@ export class LanceStore implements Store {
   }
 
   /** Open tables with their vector column, for background maintenance (`Maintainer`). */
-  async maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>> {
-    const out = new Map<string, { table: lancedb.Table; vectorColumn?: string }>();
-    for (const [name, c] of await this.openCollections()) out.set(name, { table: c.lanceTable, vectorColumn: c.vectorColumn });
+  async maintainedTables(): Promise<Map<string, MaintainedTable>> {
+    const out = new Map<string, MaintainedTable>();
+    for (const [name, c] of await this.openCollections()) {
+      out.set(name, { table: c.lanceTable, vectorColumn: c.vectorColumn, around: (work) => c.maintain(() => work()) });
+    }
     return out;
   }
 
@@ -273,7 +278,7 @@ export class LanceStore implements Store {
     if (!partitionColumn) return undefined;
     if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches });
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 

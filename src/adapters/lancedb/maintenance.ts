@@ -4,9 +4,17 @@ import type { Logger } from "pino";
 /** What maintenance needs from the store: its open tables (and, for the logs, its write totals). */
 export interface MaintainedStore {
   /** Open tables by name, with their vector column if any. */
-  maintainedTables(): Promise<Map<string, { table: lancedb.Table; vectorColumn?: string }>>;
+  maintainedTables(): Promise<Map<string, MaintainedTable>>;
   /** Commits and write calls per table kind (monotonic). */
   writeTotals?(): Promise<Map<string, { commits: number; tasks: number }>>;
+}
+
+/** One table to maintain. */
+export interface MaintainedTable {
+  table: lancedb.Table;
+  vectorColumn?: string;
+  /** Wraps each maintenance task (lets the store's caches know its versions change no row); default: runs it. */
+  around?: <R>(work: () => Promise<R>) => Promise<R>;
 }
 
 /** Options for background maintenance. Every field has a default. */
@@ -121,10 +129,10 @@ export class Maintainer {
     this.counters.passes++;
     let tasks = 0;
     const tables = await this.store.maintainedTables();
-    for (const [name, { table, vectorColumn }] of tables) {
+    for (const [name, entry] of tables) {
       if (this.stopped) break;
       try {
-        tasks += await this.maintain(name, table, vectorColumn, force);
+        tasks += await this.maintain(name, entry, force);
       } catch (error) {
         this.counters.errors++;
         this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
@@ -147,7 +155,7 @@ export class Maintainer {
     this.logger.info({ kinds }, "write stats");
   }
 
-  private async maintain(name: string, table: lancedb.Table, vectorColumn: string | undefined, force: boolean): Promise<number> {
+  private async maintain(name: string, { table, vectorColumn, around = (work) => work() }: MaintainedTable, force: boolean): Promise<number> {
     const stats = await table.stats();
     const indices = await table.listIndices();
     const unindexed = Math.max(0, ...indices.map((i) => (i as { numUnindexedRows?: number }).numUnindexedRows ?? 0));
@@ -162,12 +170,12 @@ export class Maintainer {
     const smallLimit = this.options.smallFragments ?? 24;
     const rested = !last.ran || Date.now() - last.at >= (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
-      await this.optimize(name, table, stats.fragmentStats.numFragments, unindexed);
+      await around(() => this.optimize(name, table, stats.fragmentStats.numFragments, unindexed));
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
-      await this.vectorIndex(name, table, vectorColumn, stats.numRows);
+      await around(() => this.vectorIndex(name, table, vectorColumn, stats.numRows));
       tasks++;
     }
     if (tasks > 0) this.lastOptimized.set(name, { at: Date.now(), version: await table.version(), ran: true });
