@@ -69,6 +69,7 @@ export class HotRows {
   private readonly maxRows: number;
   private shared: boolean;
   private maintaining = 0;
+  private behind = false;
 
   constructor(private readonly options: HotRowsOptions) {
     this.maxRows = options.maxRowsPerPartition ?? 50_000;
@@ -226,11 +227,19 @@ export class HotRows {
         return;
       }
       if (current < this.version) {
-        // The table was recreated (or restored): nothing cached can be trusted.
+        // Seen (rarely) under load while maintenance and writes share the handle: a read of an
+        // older manifest. With no other writer, only a second such read in a row means the table
+        // was recreated or restored; with other writers, at once. Then nothing cached is trusted.
+        if (!this.behind && !this.shared) {
+          this.behind = true;
+          return;
+        }
+        this.behind = false;
         this.invalidate();
         this.version = current;
         return;
       }
+      this.behind = false;
       const unexplained: number[] = [];
       for (let v = this.version + 1; v <= current; v++) if (!this.localVersions.has(v)) unexplained.push(v);
       if (unexplained.length > 0 && this.inFlight > 0 && attempt === 0) {
