@@ -204,8 +204,8 @@ export class LanceStore implements Store {
     this.connection ??= lancedb.connect(this.options.uri, {
       readConsistencyInterval: this.options.readConsistencySeconds ?? 0,
       session: new lancedb.Session(
-        BigInt(this.options.indexCacheBytes ?? 128 * 2 ** 20),
-        BigInt(this.options.metadataCacheBytes ?? 64 * 2 ** 20),
+        BigInt(this.options.indexCacheBytes ?? 48 * 2 ** 20),
+        BigInt(this.options.metadataCacheBytes ?? 32 * 2 ** 20),
       ),
     });
     return this.connection;

@@ -38,7 +38,11 @@ export async function neighbours(
   if (sourceIds.length === 0) return { previous, added: [] };
   const episodes = await deps.store.episodes(tenant);
   const rowIds = new Set(rows.map((r) => r.id));
-  const own = (await episodes.find(where.in("id", sourceIds), { withoutVector: true })).filter(
+  // Naming the end-user when every row shares one lets the store answer from that user's rows.
+  const users = new Set(rows.map((r) => r.user));
+  const byId = where.in("id", sourceIds);
+  const lookup = users.size === 1 ? where.and(where.eq("user", rows[0].user), byId) : byId;
+  const own = (await episodes.find(lookup, { withoutVector: true })).filter(
     (e) => e.traceNumber >= 1 && rowIds.has(e.memoryId),
   );
   if (own.length === 0) return { previous, added: [] };
