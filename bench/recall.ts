@@ -143,15 +143,20 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     const results: PhaseResult[] = [];
     results.push(...(await measure("after ingest", client, built.raw, users, queries, concurrency, k)));
     const rssAfterRecall = server.rssMiB();
+    const cacheAfterRecall = await cacheCounters(server);
+    process.stdout.write(`hot rows after the first recall phase: ${JSON.stringify(cacheAfterRecall)}\n`);
     const written = writes > 0 ? await singleWrites(client, users, writes) : { seconds: 0, perSecond: 0 };
+    const cacheAfterWrites = await cacheCounters(server);
     if (writes > 0) {
       process.stdout.write(`${writes} single-row Remember calls at 16 concurrent: ${written.seconds.toFixed(1)} s (${Math.round(written.perSecond)}/s)\n`);
+      process.stdout.write(`hot rows after the writes: ${JSON.stringify(cacheAfterWrites)}\n`);
       results.push(...(await measure(`+${writes} writes`, client, built.raw, users, queries, concurrency, k)));
       const mark = server.logs.length;
       await waitForMaintenance(server, 180_000, mark);
       results.push(...(await measure(`+${writes}, maintained`, client, built.raw, users, queries, concurrency, k)));
     }
     const rss = server.rssMiB();
+    const cache = await cacheCounters(server);
     printTable(
       `recall k=${k} over HTTP vs raw LanceDB (ms), ${users}×${perUser}`,
       results.map((r) => ({ phase: r.phase, mode: r.mode, "api p50": r.api.p50, "api p99": r.api.p99, "raw p50": r.raw.p50, "raw p99": r.raw.p99, "api/raw p50": r.ratioP50, "api p99/p50": r.p99OverP50 })),
@@ -159,12 +164,21 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     const maintenance = server.logs.filter((l) => l.msg === "table maintained");
     const commits = server.logs.filter((l) => l.msg === "write stats");
     process.stdout.write(`server RSS ${rss} MiB (after first recall phase ${rssAfterRecall} MiB); maintenance runs ${maintenance.length}\n`);
+    process.stdout.write(`write stats (commits, calls, mean calls per commit): ${JSON.stringify(commits.at(-1)?.kinds ?? {})}\n`);
     built.raw.close();
-    return { users, perUser, ingest: loaded, rawBuildSeconds: built.seconds, singleWrites: written, results, rssMiB: rss, rssAfterRecallMiB: rssAfterRecall, maintenance, commits };
+    return { users, perUser, ingest: loaded, rawBuildSeconds: built.seconds, singleWrites: written, results, rssMiB: rss, rssAfterRecallMiB: rssAfterRecall, cache: { afterRecall: cacheAfterRecall, afterWrites: cacheAfterWrites, end: cache }, maintenance, commits };
   } finally {
     await server.stop();
     if (!args.keep) await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The server's hot-row cache counters (from `/metrics`). */
+async function cacheCounters(server: ServerProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
+  return out;
 }
 
 /** Waits until a maintenance pass finds nothing left to do (or the timeout passes). */

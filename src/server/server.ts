@@ -34,6 +34,8 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     routes: (router) => app.routes(router),
     interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)],
     readMaxBytes: config.maxBodyBytes,
+    // Compress only large responses: a recall's few KB cost more to gzip and gunzip than to send.
+    compressMinBytes: 64 * 1024,
     jsonOptions: { ignoreUnknownFields: false },
   });
   const handler = createHttpRoutes({ api, metrics });

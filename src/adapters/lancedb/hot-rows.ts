@@ -70,6 +70,7 @@ export class HotRows {
   private shared: boolean;
   private maintaining = 0;
   private behind = false;
+  private versionCheck: Promise<number> | null = null;
 
   constructor(private readonly options: HotRowsOptions) {
     this.maxRows = options.maxRowsPerPartition ?? 50_000;
@@ -219,9 +220,15 @@ export class HotRows {
   }
 
   /** Brings the cache to the table's current version; versions this process did not write drop it. */
+  /** The table's version; reads that start while a check is in flight share it (a recall's channels start together). */
+  private latest(): Promise<number> {
+    this.versionCheck ??= this.options.table.version().finally(() => (this.versionCheck = null));
+    return this.versionCheck;
+  }
+
   private async sync(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const current = await this.options.table.version();
+      const current = await (attempt === 0 ? this.latest() : this.options.table.version());
       if (this.version === null || current === this.version) {
         this.version = current;
         return;
