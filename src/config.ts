@@ -39,7 +39,7 @@ export interface Config {
   readonly retentionSweepMinutes: number;
   /** Storage tuning: hot-row cache, cross-process freshness, background maintenance. */
   readonly storage: {
-    /** Hot-row cache budget in MiB (`AGENTMEM_HOT_ROWS_MB`, default 448; 0 turns it off). */
+    /** Hot-row cache budget in MiB (`AGENTMEM_HOT_ROWS_MB`, default 512; 0 turns it off). */
     readonly hotRowsMB: number;
     /** Seconds between checks for other processes' writes (`AGENTMEM_READ_CONSISTENCY_SECONDS`, default 0: every read). */
     readonly readConsistencySeconds: number;
@@ -148,7 +148,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     maxBodyBytes: env.AGENTMEM_MAX_BODY_BYTES ?? 8 * 2 ** 20,
     retentionSweepMinutes: env.AGENTMEM_RETENTION_SWEEP_MINUTES ?? 60,
     storage: {
-      hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 448,
+      hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 512,
       readConsistencySeconds: env.AGENTMEM_READ_CONSISTENCY_SECONDS || 0,
       sharedWriters: env.AGENTMEM_SHARED_WRITERS ?? "",
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,

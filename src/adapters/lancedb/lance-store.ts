@@ -46,7 +46,7 @@ export interface LanceStoreOptions {
   onCommit?: (kind: string, rows: number) => void;
   /** Other processes write these tables (default false; detected anyway on their first version seen). */
   sharedWriters?: boolean;
-  /** Byte budget of the in-memory hot-row cache over all tables (default 448 MiB; 0 turns it off). */
+  /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
 }
 
@@ -111,7 +111,7 @@ export class LanceStore implements Store {
   private readonly budget: CacheBudget;
 
   constructor(private readonly options: LanceStoreOptions) {
-    this.budget = new CacheBudget(options.hotRowsBytes ?? 448 * 2 ** 20);
+    this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
