@@ -249,14 +249,15 @@ export class HotRows {
       this.behind = false;
       const unexplained: number[] = [];
       for (let v = this.version + 1; v <= current; v++) if (!this.localVersions.has(v)) unexplained.push(v);
+      // With no other writer known, a version not yet explained is our own commit (landed, not yet
+      // applied) or our maintenance (explained when it ends): serve what is held — current for
+      // every write this process has acknowledged — without waiting for either.
+      if (unexplained.length > 0 && (this.inFlight > 0 || this.maintaining > 0) && !this.shared) return;
       if (unexplained.length > 0 && this.inFlight > 0 && attempt === 0) {
         // Probably our own commit, landed but not yet applied: wait for it and look again.
         await this.settled;
         continue;
       }
-      // Our own maintenance is running: its versions are explained when it ends. Until then the
-      // cache stays at the version it knows (current for every write of this process).
-      if (unexplained.length > 0 && this.maintaining > 0 && !this.shared) return;
       if (unexplained.length > 0) {
         // Neither our writes nor our maintenance: another process writes this table.
         this.shared = true;

@@ -64,6 +64,7 @@ export class Partition {
   private docFreq: number[] = [];
   /** Lazily built value → slots maps of looked-up columns; dropped on every change. */
   private readonly columnIndexes = new Map<string, Map<unknown, number[]>>();
+  private columns: string[] | null = null;
   /** Estimated heap bytes held. */
   bytes = 0;
 
@@ -111,7 +112,11 @@ export class Partition {
    * lists …): rows are never mutated here and callers get copies, so sharing is safe.
    */
   private compact(row: ColumnRow): ColumnRow {
-    const columns = Object.keys(row);
+    // One column order for every row of the partition (loaded rows come in schema order, written
+    // ones in codec order), so all rows share one object shape and property reads stay monomorphic.
+    const keys = Object.keys(row);
+    if (this.columns === null || keys.length !== this.columns.length || !this.columns.every((c) => c in row)) this.columns = keys.sort();
+    const columns = this.columns;
     const values = columns.map((k) => {
       const v = row[k];
       if (typeof v === "string" && v.length <= 40 && !UNIQUE_COLUMNS.has(k) && k !== this.textColumn) return this.intern(v);
