@@ -89,22 +89,32 @@ export class Partition {
 
   /** Inserts or replaces a row (with its vector). */
   put(id: string, row: ColumnRow, vector: Float32Array): void {
+    const text = this.textColumn ? String(row[this.textColumn] ?? "") : "";
     const existing = this.slot.get(id);
-    if (existing !== undefined) this.removeAt(existing);
     this.columnIndexes.clear();
+    if (existing !== undefined && text === (this.textColumn ? String(this.rows[existing][this.textColumn] ?? "") : "")) {
+      // Same text (an access mark, a closed fact): update in place, the term statistics stand.
+      this.rows[existing] = this.compact(row);
+      this.setVector(existing, vector);
+      return;
+    }
+    if (existing !== undefined) this.removeAt(existing);
     const at = this.ids.length;
     this.grow(at + 1);
     this.ids.push(id);
     this.slot.set(id, at);
     this.rows.push(this.compact(row));
+    this.setVector(at, vector);
+    this.indexTerms(text);
+    this.bytes += this.dimension * 4 + text.length * 2 + ROW_OVERHEAD;
+  }
+
+  private setVector(at: number, vector: Float32Array): void {
     const v = this.matrix.subarray(at * this.dimension, (at + 1) * this.dimension);
     if (this.dimension > 0) v.set(vector.subarray(0, this.dimension));
     let sum = 0;
     for (let i = 0; i < this.dimension; i++) sum += v[i] * v[i];
     this.norms[at] = Math.sqrt(sum);
-    const text = this.textColumn ? String(row[this.textColumn] ?? "") : "";
-    this.indexTerms(text);
-    this.bytes += this.dimension * 4 + text.length * 2 + ROW_OVERHEAD;
   }
 
   /**

@@ -3,13 +3,13 @@ import type { Store } from "../../ports/store.js";
 
 /** Options for the access tracker. */
 export interface AccessTrackerOptions {
-  /** Flush interval in ms (default 5,000). 0 disables the timer (flush by hand). */
+  /** Flush interval in ms (default 30,000). 0 disables the timer (flush by hand). */
   intervalMs?: number;
 }
 
 /**
  * Buffers "this memory was recalled" marks and writes them in one grouped patch per tenant, so
- * recall never waits for a write. Decay reads `last_accessed_at`, so a few seconds of lag is fine.
+ * recall never waits for a write. Decay reads `last_accessed_at`, so half a minute of lag is fine.
  */
 export class AccessTracker {
   private pending = new Map<string, Map<string, { at: number; count: number }>>();
@@ -23,7 +23,9 @@ export class AccessTracker {
 
   /** Starts the periodic flush. */
   start(): void {
-    const ms = this.options.intervalMs ?? 5000;
+    // Each flush rewrites the touched rows (a merge on `id`, and the hot rows update them): fewer,
+    // larger flushes disturb recall less often; decay does not need fresher marks than this.
+    const ms = this.options.intervalMs ?? 30_000;
     if (ms > 0 && !this.timer) {
       this.timer = setInterval(() => void this.flush(), ms);
       this.timer.unref();
