@@ -149,6 +149,11 @@ export class HotRows {
     if (this.inFlight++ === 0) this.settled = new Promise((r) => (this.settle = r));
   }
 
+  /** True when this partition is loaded (not merely loading). */
+  held(key: string): boolean {
+    return this.partitions.has(key);
+  }
+
   /** True when writes to this partition must be applied here (it is held or loading). */
   holds(key: string): boolean {
     return this.partitions.has(key) || this.loading.has(key);

@@ -7,7 +7,7 @@ import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
 import type { CommittedRow, HotRows } from "./hot-rows.js";
 import type { PartitionHit } from "./partition.js";
-import { pinnedIds, pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
+import { pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** How a record maps to and from a LanceDB row. */
@@ -42,6 +42,9 @@ function lastById<T extends Keyed>(rows: readonly T[]): T[] {
   for (const r of rows) byId.set(r.id, r);
   return [...byId.values()];
 }
+
+/** Up to this many end-users per commit, a write loads their cached rows to tell new ids from stored ones. */
+const LOAD_FOR_WRITE_MAX_USERS = 8;
 
 // FTS query text is reduced to words so user punctuation cannot become query syntax.
 function ftsQuery(text: string): string {
@@ -123,10 +126,10 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       return partition.filter(keep, options.limit).map((h) => this.decode(h, withVector));
     }
     const hot = this.hot?.rows;
-    const ids = hot && (!withVector || hot.servesVectors) ? pinnedIds(condition) : undefined;
+    const ids = hot && (!withVector || hot.servesVectors) ? pinnedValues(condition, "id") : undefined;
     if (!ids || !hot || options.limit !== undefined) return this.engineFind(condition, options);
     // Lookups by id: rows held in memory are current, so only the others go to the engine.
-    const { hits, missing } = await hot.byIds([...new Set(ids)]);
+    const { hits, missing } = await hot.byIds([...ids].map(String));
     const keep = rowFilter(condition);
     const found = hits.filter((h) => keep(h.row)).map((h) => this.decode(h, withVector));
     return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
@@ -258,7 +261,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   /**
    * The stored ids among these records' ids, when the hot rows can tell: every partition the
-   * records fall in is held (loaded now if needed) and current. `undefined` → ask the engine (merge).
+   * records fall in is held (loaded now if needed, for a few users) and current. `undefined` → ask the engine (merge).
    * Called inside the write queue, so no other write of this process lands in between; another
    * process appending the same new id at the same instant could still add it twice (see README).
    */
@@ -271,6 +274,9 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       if (ids) ids.push(r.id);
       else byKey.set(partitionKeys[i], [r.id]);
     });
+    // A write for a few end-users loads their rows if needed; a batch spread over many users that
+    // are not held merges instead (loading one partition per user would cost more than the merge).
+    if (byKey.size > LOAD_FOR_WRITE_MAX_USERS && ![...byKey.keys()].every((key) => rows.held(key))) return undefined;
     const known = new Set<string>();
     for (const [key, ids] of byKey) {
       const partition = await rows.partition(key);

@@ -122,19 +122,6 @@ export function pinnedValue(condition: Condition, column: string): Scalar | unde
   return undefined;
 }
 
-/** The ids a condition restricts rows to (`id = …` or `id IN (…)` at the top or inside an AND), if any. */
-export function pinnedIds(condition: Condition): readonly string[] | undefined {
-  if (condition.op === "eq" && condition.column === "id") return [String(condition.value)];
-  if (condition.op === "in" && condition.column === "id") return condition.values.map(String);
-  if (condition.op === "and") {
-    for (const c of condition.conditions) {
-      const ids = pinnedIds(c);
-      if (ids) return ids;
-    }
-  }
-  return undefined;
-}
-
 /**
  * The values a condition restricts `column` to, if it does: `=` or `IN` at the top, the first such
  * part of an AND, or the union over an OR whose every branch restricts it.
