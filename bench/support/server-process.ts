@@ -24,6 +24,9 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** The allocator settings `npm start` uses (see README "Memory"), unless the caller's environment sets them. */
+const MALLOC_ENV = { MALLOC_ARENA_MAX: "1", MALLOC_TRIM_THRESHOLD_: "1048576" };
+
 /** A free loopback port. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,7 +56,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const child: ChildProcess = spawn(
     process.execPath,
     [...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
-    { cwd: ROOT, env: { ...process.env, LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: ROOT, env: { ...MALLOC_ENV, ...process.env, LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const logs: LogLine[] = [];
   const waiters: { match: (l: LogLine) => boolean; from: number; resolve: (l: LogLine) => void }[] = [];
