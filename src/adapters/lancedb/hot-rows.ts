@@ -313,7 +313,7 @@ export class HotRows {
         return undefined;
       }
       const dimension = this.servesVectors ? await this.dimension() : 0;
-      const p = new Partition(dimension, this.options.textColumn, table.numRows);
+      const p = new Partition(dimension, this.options.textColumn, table.numRows, this.options.vectorColumn);
       // An empty result may come without a schema: take the columns from the table.
       const schema = table.numRows > 0 ? table.schema : await this.options.table.schema();
       const columns = schema.fields.map((f) => f.name).filter((n) => n !== this.options.vectorColumn);

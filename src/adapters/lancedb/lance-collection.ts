@@ -247,14 +247,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     // Each record's partition (empty when the cache is off), and the distinct ones.
     const partitionKeys = this.hot?.rows ? rows.map((r) => String(r[partition])) : [];
     const keys = [...new Set(partitionKeys)];
-    // Copies are made only for rows of partitions the cache holds.
+    // The stored rows go to the held partitions as they are: a partition copies what it keeps
+    // (its own row object without the vector, the vector into its matrix).
     const committed = (held: (key: string) => boolean) =>
       rows.flatMap((stored, i) => {
         if (!held(String(stored[partition]))) return [];
-        const row = { ...stored };
-        const vector = column ? Float32Array.from(row[column] as ArrayLike<number>) : new Float32Array(0);
-        if (column) delete row[column];
-        return [{ id: records[i].id, row, vector }];
+        const cell = column ? stored[column] : undefined;
+        const vector = cell instanceof Float32Array ? cell : Float32Array.from((cell ?? []) as ArrayLike<number>);
+        return [{ id: records[i].id, row: stored, vector }];
       });
     return { data, keys, partitionKeys, committed };
   }

@@ -70,10 +70,12 @@ export class Partition {
   bytes = 0;
 
   /** `dimension` 0 keeps no vectors (rows are served without them). */
+  /** `vectorColumn`, when rows passed in still carry it, is left out of the held row (the matrix holds it). */
   constructor(
     private readonly dimension: number,
     private readonly textColumn: string | undefined,
     capacity = 64,
+    private readonly vectorColumn?: string,
   ) {
     const slots = Math.max(16, capacity);
     this.matrix = new Float32Array(slots * dimension);
@@ -126,6 +128,7 @@ export class Partition {
     // One column order for every row of the partition (loaded rows come in schema order, written
     // ones in codec order), so all rows share one object shape and property reads stay monomorphic.
     const keys = Object.keys(row);
+    if (this.vectorColumn !== undefined && this.vectorColumn in row) keys.splice(keys.indexOf(this.vectorColumn), 1);
     if (this.columns === null || keys.length !== this.columns.length || !this.columns.every((c) => c in row)) this.columns = keys.sort();
     const columns = this.columns;
     const values = columns.map((k) => {
