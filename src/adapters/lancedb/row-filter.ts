@@ -104,36 +104,20 @@ export function rowFilter(condition: Condition): (row: ColumnRow) => boolean {
 }
 
 /**
- * The value a condition pins `column` to, if any: an equality at the top, inside an AND, or in
- * every branch of an OR (all with the same value), so no row with another value can match.
- */
-export function pinnedValue(condition: Condition, column: string): Scalar | undefined {
-  if (condition.op === "eq" && condition.column === column) return condition.value;
-  if (condition.op === "and") {
-    for (const c of condition.conditions) {
-      const v = pinnedValue(c, column);
-      if (v !== undefined) return v;
-    }
-  }
-  if (condition.op === "or" && condition.conditions.length > 0) {
-    const values = condition.conditions.map((c) => pinnedValue(c, column));
-    if (values.every((v) => v !== undefined && v === values[0])) return values[0];
-  }
-  return undefined;
-}
-
-/**
- * The values a condition restricts `column` to, if it does: `=` or `IN` at the top, the first such
- * part of an AND, or the union over an OR whose every branch restricts it.
+ * The values a condition restricts `column` to, if it does: `=` or `IN` at the top, the
+ * intersection over the parts of an AND that restrict it, or the union over an OR whose every
+ * branch restricts it. No row with another value in `column` can match.
  */
 export function pinnedValues(condition: Condition, column: string): ReadonlySet<Scalar> | undefined {
   if (condition.op === "eq" && condition.column === column) return new Set([condition.value]);
   if (condition.op === "in" && condition.column === column) return new Set(condition.values);
   if (condition.op === "and") {
+    let out: Set<Scalar> | undefined;
     for (const c of condition.conditions) {
       const values = pinnedValues(c, column);
-      if (values) return values;
+      if (values) out = out ? new Set([...out].filter((v) => values.has(v))) : new Set(values);
     }
+    return out;
   }
   if (condition.op === "or" && condition.conditions.length > 0) {
     const union = new Set<Scalar>();
@@ -145,4 +129,10 @@ export function pinnedValues(condition: Condition, column: string): ReadonlySet<
     return union;
   }
   return undefined;
+}
+
+/** The one value a condition pins `column` to, if there is exactly one (see `pinnedValues`). */
+export function pinnedValue(condition: Condition, column: string): Scalar | undefined {
+  const values = pinnedValues(condition, column);
+  return values?.size === 1 ? [...values][0] : undefined;
 }
