@@ -17,7 +17,8 @@ async function freshDir(): Promise<string> {
   return dir;
 }
 function open(dir: string, hotRowsBytes?: number): LanceStore {
-  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes });
+  // Another store on the same directory stands for another process: look for its versions on every read.
+  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes, soleWriterCheckSeconds: 0 });
   stores.push(s);
   return s;
 }

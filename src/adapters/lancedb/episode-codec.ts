@@ -46,7 +46,7 @@ export const episodeCodec: Codec<EpisodeRecord> = {
     created_at: e.createdAt,
     memory_id: e.memoryId,
   }),
-  fromRow: (r) => ({
+  fromRow: (r, vector) => ({
     id: String(r.id),
     namespace: String(r.namespace),
     agent: String(r.agent),
@@ -59,7 +59,7 @@ export const episodeCodec: Codec<EpisodeRecord> = {
     traceNumber: Number(r.trace_number),
     parentId: String(r.parent_id),
     channel: String(r.channel),
-    vector: toVector(r.vector),
+    vector: vector ?? toVector(r.vector),
     createdAt: Number(r.created_at),
     memoryId: String(r.memory_id),
   }),

@@ -26,6 +26,12 @@ export interface HotRowsOptions {
    * version shows up that neither this process's writes nor its maintenance made.
    */
   sharedWriters?: boolean;
+  /**
+   * While no other writer is known, milliseconds a version check stays good for (default 1,000).
+   * This process's own writes reach the cache as they commit, so the check only exists to notice
+   * a writer that should have been declared (`sharedWriters`); with one known, every read checks.
+   */
+  soleWriterCheckMs?: number;
 }
 
 /** A row write already committed at `version`, to apply to cached partitions. */
@@ -51,11 +57,11 @@ interface Loading {
 
 /**
  * The hot-row cache of one table: whole partitions (all rows of one end-user) loaded on first
- * use and kept current by the writes this process commits (write-through). Every read first
- * compares the table's version with the versions this process wrote; any other version (another
- * process, maintenance, a direct engine write) drops the table's partitions, so a read never sees
- * data older than the engine would show it. (Version metadata cannot tell a compaction from an
- * update that rewrote a whole fragment, so even compaction counts as a change.)
+ * use and kept current by the writes this process commits (write-through). Reads compare the
+ * table's version with the versions this process made (its commits and its maintenance, which
+ * changes no row); any other version means another writer, which drops the table's partitions
+ * and switches the table to shared-writer mode. In that mode every read checks the version; while
+ * this process is the only writer known, a check stays good for `soleWriterCheckMs`.
  */
 export class HotRows {
   private readonly partitions = new Map<string, Partition>();
@@ -71,6 +77,8 @@ export class HotRows {
   private maintaining = 0;
   private behind = false;
   private versionCheck: Promise<number> | null = null;
+  /** When the last version check that brought the cache up to date started (`performance.now()`). */
+  private checkedAt = -Infinity;
 
   constructor(private readonly options: HotRowsOptions) {
     this.maxRows = options.maxRowsPerPartition ?? 50_000;
@@ -232,10 +240,16 @@ export class HotRows {
   }
 
   private async sync(): Promise<void> {
+    const started = performance.now();
+    // A version check costs a manifest lookup (~0.25 ms locally, a request on object storage),
+    // several per recall; with no other writer known it only looks for one, so it need not run on
+    // every read.
+    if (!this.shared && this.version !== null && started - this.checkedAt < (this.options.soleWriterCheckMs ?? 1000)) return;
     for (let attempt = 0; ; attempt++) {
       const current = await (attempt === 0 ? this.latest() : this.options.table.version());
       if (this.version === null || current === this.version) {
         this.version = current;
+        this.checkedAt = started;
         return;
       }
       if (current < this.version) {
@@ -270,6 +284,7 @@ export class HotRows {
       }
       for (const v of this.localVersions) if (v <= current) this.localVersions.delete(v);
       this.version = current;
+      this.checkedAt = started;
       return;
     }
   }

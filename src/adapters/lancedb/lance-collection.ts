@@ -13,7 +13,8 @@ import { WriteQueue } from "./write-queue.js";
 /** How a record maps to and from a LanceDB row. */
 export interface Codec<T> {
   toRow(record: T): Record<string, unknown>;
-  fromRow(row: Record<string, unknown>): T;
+  /** `vector`, when given, is the `vectorColumn` value (a cached row does not carry it). */
+  fromRow(row: Record<string, unknown>, vector?: Float32Array): T;
   /** All stored columns (used to project away the vector). */
   columns: readonly string[];
   vectorColumn?: string;
@@ -121,9 +122,9 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       const keep = rowFilter(condition);
       for (const column of ["id", ...(this.hot?.lookupColumns ?? [])]) {
         const values = pinnedValues(condition, column);
-        if (values) return partition.lookup(column, values, keep, options.limit).map((h) => this.decode(h, withVector));
+        if (values) return partition.lookup(column, values, keep, options.limit, withVector).map((h) => this.decode(h, withVector));
       }
-      return partition.filter(keep, options.limit).map((h) => this.decode(h, withVector));
+      return partition.filter(keep, options.limit, withVector).map((h) => this.decode(h, withVector));
     }
     const hot = this.hot?.rows;
     const ids = hot && (!withVector || hot.servesVectors) ? pinnedValues(condition, "id") : undefined;
@@ -224,12 +225,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
 
   /**
    * A record from a cached row. Codecs build fresh objects and arrays from what they read, so
-   * callers may mutate what they get; only the vector is set on a shallow copy.
+   * callers may mutate what they get; the vector is the hit's own copy (or empty).
    */
   private decode(hit: PartitionHit, withVector: boolean): T {
-    const column = this.codec.vectorColumn;
-    if (!column) return this.codec.fromRow(hit.row);
-    return this.codec.fromRow({ ...hit.row, [column]: withVector ? hit.vector : new Float32Array(0) });
+    if (!this.codec.vectorColumn) return this.codec.fromRow(hit.row);
+    return this.codec.fromRow(hit.row, withVector ? hit.vector : new Float32Array(0));
   }
 
   /**

@@ -46,6 +46,8 @@ export interface LanceStoreOptions {
   onCommit?: (kind: string, rows: number) => void;
   /** Other processes write these tables (default false; detected anyway on their first version seen). */
   sharedWriters?: boolean;
+  /** While no other writer is known, seconds between the version checks that would notice one (default 1). */
+  soleWriterCheckSeconds?: number;
   /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
 }
@@ -278,7 +280,7 @@ export class LanceStore implements Store {
     if (!partitionColumn) return undefined;
     if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters });
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 

@@ -80,7 +80,7 @@ export const memoryCodec: Codec<MemoryRecord> = {
     role: m.role,
     name: m.name,
   }),
-  fromRow: (r) => ({
+  fromRow: (r, vector) => ({
     id: String(r.id),
     namespace: String(r.namespace),
     agent: String(r.agent),
@@ -91,10 +91,10 @@ export const memoryCodec: Codec<MemoryRecord> = {
     category: String(r.category ?? ""),
     importance: Number(r.importance ?? 5),
     entities: toStrings(r.entities),
-    tags: JSON.parse(String(r.tags_json ?? "{}")) as Record<string, string>,
+    tags: r.tags_json == null || r.tags_json === "{}" ? {} : (JSON.parse(String(r.tags_json)) as Record<string, string>),
     pinned: Boolean(r.pinned),
     contentHash: String(r.content_hash ?? ""),
-    vector: toVector(r.vector),
+    vector: vector ?? toVector(r.vector),
     sourceIds: toStrings(r.source_ids),
     parentId: String(r.parent_id ?? ""),
     createdAt: Number(r.created_at),

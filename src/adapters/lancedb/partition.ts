@@ -9,6 +9,7 @@ import type { ColumnRow } from "./row-filter.js";
  */
 const ROW_OVERHEAD = 900;
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
+const EMPTY_VECTOR = new Float32Array(0);
 
 /** Columns whose values are (nearly) unique per row: interning them would only fill the table. */
 const UNIQUE_COLUMNS = new Set(["id", "content_hash", "source_ids", "parent_id", "superseded_by", "memory_id"]);
@@ -156,15 +157,15 @@ export class Partition {
   }
 
   /** The row with this id, if held. */
-  get(id: string): PartitionHit | undefined {
+  get(id: string, withVector = true): PartitionHit | undefined {
     const at = this.slot.get(id);
-    return at === undefined ? undefined : this.hit(at, 0);
+    return at === undefined ? undefined : this.hit(at, 0, withVector);
   }
 
   /** Rows that pass `keep` (at most `limit`), in storage order. */
-  filter(keep: (row: ColumnRow) => boolean, limit = Infinity): PartitionHit[] {
+  filter(keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): PartitionHit[] {
     const out: PartitionHit[] = [];
-    for (let at = 0; at < this.ids.length && out.length < limit; at++) if (keep(this.rows[at])) out.push(this.hit(at, 0));
+    for (let at = 0; at < this.ids.length && out.length < limit; at++) if (keep(this.rows[at])) out.push(this.hit(at, 0, withVector));
     return out;
   }
 
@@ -179,7 +180,7 @@ export class Partition {
    * Rows whose `column` holds one of `values` and that pass `keep` (at most `limit`), in storage
    * order: `id` through the slot map, other columns through an index built on first use.
    */
-  lookup(column: string, values: ReadonlySet<unknown>, keep: (row: ColumnRow) => boolean, limit = Infinity): PartitionHit[] {
+  lookup(column: string, values: ReadonlySet<unknown>, keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): PartitionHit[] {
     const slots: number[] = [];
     if (column === "id") {
       for (const v of values) {
@@ -194,7 +195,7 @@ export class Partition {
     const out: PartitionHit[] = [];
     for (const at of slots) {
       if (out.length >= limit) break;
-      if (keep(this.rows[at])) out.push(this.hit(at, 0));
+      if (keep(this.rows[at])) out.push(this.hit(at, 0, withVector));
     }
     return out;
   }
@@ -246,7 +247,7 @@ export class Partition {
       const score = denominator > 0 ? (d0 + d1 + d2 + d3) / denominator : 0;
       if (heap.accepts(score) && keep(this.rows[at])) heap.push(at, score);
     }
-    return heap.sorted().map(({ at, score }) => this.hit(at, score));
+    return heap.sorted().map(({ at, score }) => this.hit(at, score, true));
   }
 
   /** Top `limit` rows by BM25 (over this partition's statistics) among rows that pass `keep`. */
@@ -274,11 +275,13 @@ export class Partition {
 
   private top(scored: { at: number; score: number }[], limit: number): PartitionHit[] {
     scored.sort((a, b) => b.score - a.score);
-    return scored.slice(0, limit).map(({ at, score }) => this.hit(at, score));
+    return scored.slice(0, limit).map(({ at, score }) => this.hit(at, score, true));
   }
 
-  private hit(at: number, score: number): PartitionHit {
-    return { row: this.rows[at], vector: this.matrix.slice(at * this.dimension, (at + 1) * this.dimension), score };
+  /** A row with its score, and a copy of its vector (empty when not wanted: copying is most of a lookup's cost). */
+  private hit(at: number, score: number, withVector: boolean): PartitionHit {
+    const vector = withVector ? this.matrix.slice(at * this.dimension, (at + 1) * this.dimension) : EMPTY_VECTOR;
+    return { row: this.rows[at], vector, score };
   }
 
   private indexTerms(text: string): void {
