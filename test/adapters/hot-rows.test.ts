@@ -76,6 +76,24 @@ describe("hot-row cache", () => {
     expect(ftsTerms("The Runners' dogs, being tired")).toEqual(["runner", "dog", "tire"]);
   });
 
+  it("keeps its word statistics right as rows are rewritten in memory (scores agree with the engine)", async () => {
+    const dir = await freshDir();
+    const hot = await open(dir).memories("t");
+    const cold = await open(dir, 0).memories("t");
+    await hot.upsert(rows("r", 24));
+    expect(await hot.count(where.eq("user", "r"))).toBe(24); // held from here on: rewrites apply in memory
+    // New texts for a scattered set of rows (first, middle, last slots), twice over.
+    for (const round of [0, 1]) {
+      await hot.upsert([0, 5, 11, 23, 17].map((i) => memory(`r-${i}`, "r", `${TEXTS[(i + round + 3) % TEXTS.length]} rewritten ${round}`, i)));
+    }
+    for (const q of ["running dogs", "rewritten", "coffee station", "Tokyo flight delayed", "birthday"]) {
+      const [h, c] = [await hot.match(q, where.eq("user", "r"), 100), await cold.match(q, where.eq("user", "r"), 100)];
+      expect(ids(h), q).toEqual(ids(c));
+      const engine = new Map(c.map((x) => [x.row.id, x.score]));
+      for (const x of h) expect(x.score, `${q} ${x.row.id}`).toBeCloseTo(engine.get(x.row.id)!, 4);
+    }
+  });
+
   it("answers nearest, match, find, get and count like the engine, filters included", async () => {
     const dir = await freshDir();
     const cold = await open(dir, 0).memories("t");

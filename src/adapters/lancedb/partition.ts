@@ -48,7 +48,7 @@ export interface PartitionHit {
 
 /**
  * The rows of one partition (one end-user's memories) held in memory: column rows, a dense vector
- * matrix and per-row term statistics, so a recall is a flat cosine scan and an in-memory BM25
+ * matrix and term postings, so a recall is a flat cosine scan and an in-memory BM25
  * instead of two prefiltered engine queries. Rows are kept dense (swap-remove).
  */
 export class Partition {
@@ -57,13 +57,19 @@ export class Partition {
   private rows: ColumnRow[] = [];
   private matrix: Float32Array;
   private norms: Float32Array;
-  /** Per row: its distinct term ids and their counts, interleaved (`[id, tf, id, tf, …]`; plain SMI arrays are far smaller than two typed arrays). */
-  private terms: number[][] = [];
+  /**
+   * Per term id: the rows holding it and its count there, interleaved (`[slot, tf, slot, tf, …]`;
+   * plain SMI arrays are far smaller than typed arrays this short). A match touches only the rows
+   * of its terms; the document frequency is the list's length / 2.
+   */
+  private postings: number[][] = [];
+  /** Per row: its number of terms. */
   private lengths: number[] = [];
   private totalLength = 0;
   private readonly dictionary = new Map<string, number>();
   private readonly strings = new Map<string, string>();
-  private docFreq: number[] = [];
+  /** Per-slot score accumulator of `match` (zero between calls). */
+  private scratch = new Float64Array(0);
   /** Lazily built value → slots maps of looked-up columns; dropped on every change. */
   private readonly columnIndexes = new Map<string, Map<unknown, number[]>>();
   private columns: string[] | null = null;
@@ -109,7 +115,7 @@ export class Partition {
     this.slot.set(id, at);
     this.rows.push(this.compact(row));
     this.setVector(at, vector);
-    this.indexTerms(text);
+    this.indexTerms(at, text);
     this.bytes += this.dimension * 4 + text.length * 2 + ROW_OVERHEAD;
   }
 
@@ -250,32 +256,42 @@ export class Partition {
     return heap.sorted().map(({ at, score }) => this.hit(at, score, true));
   }
 
-  /** Top `limit` rows by BM25 (over this partition's statistics) among rows that pass `keep`. */
+  /**
+   * Top `limit` rows by BM25 (over this partition's statistics) among rows that pass `keep`:
+   * scores accumulate over the query terms' postings, then `keep` runs only on rows that would
+   * enter the top, visited in storage order (ties keep the earlier row).
+   */
   match(text: string, keep: (row: ColumnRow) => boolean, limit: number): PartitionHit[] {
     const query = [...new Set(ftsTerms(text))].map((t) => this.dictionary.get(t)).filter((t): t is number => t !== undefined);
-    if (query.length === 0) return [];
     const n = this.ids.length;
-    const avg = this.totalLength / Math.max(1, n);
-    const idf = query.map((t) => Math.log(1 + (n - this.docFreq[t] + 0.5) / (this.docFreq[t] + 0.5)));
-    const scored: { at: number; score: number }[] = [];
-    for (let at = 0; at < n; at++) {
-      const terms = this.terms[at];
-      let score = 0;
-      for (let q = 0; q < query.length; q++) {
-        let i = 0;
-        while (i < terms.length && terms[i] !== query[q]) i += 2;
-        if (i >= terms.length) continue;
-        const tf = terms[i + 1];
-        score += (idf[q] * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[at]) / avg));
+    if (query.length === 0 || limit <= 0 || n === 0) return [];
+    const avg = this.totalLength / n;
+    if (this.scratch.length < n) this.scratch = new Float64Array(this.norms.length);
+    const scores = this.scratch;
+    const touched: number[] = [];
+    for (const t of query) {
+      const posting = this.postings[t];
+      const df = posting.length / 2;
+      if (df === 0) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < posting.length; i += 2) {
+        const at = posting[i];
+        const tf = posting[i + 1];
+        if (scores[at] === 0) touched.push(at);
+        scores[at] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[at]) / avg));
       }
-      if (score > 0 && keep(this.rows[at])) scored.push({ at, score });
     }
-    return this.top(scored, limit);
-  }
-
-  private top(scored: { at: number; score: number }[], limit: number): PartitionHit[] {
-    scored.sort((a, b) => b.score - a.score);
-    return scored.slice(0, limit).map(({ at, score }) => this.hit(at, score, true));
+    touched.sort((a, b) => a - b);
+    const found = touched.map((at) => {
+      const score = scores[at];
+      scores[at] = 0;
+      return score;
+    });
+    const heap = new TopHeap(limit);
+    for (let i = 0; i < touched.length; i++) {
+      if (found[i] > 0 && heap.accepts(found[i]) && keep(this.rows[touched[i]])) heap.push(touched[i], found[i]);
+    }
+    return heap.sorted().map(({ at, score }) => this.hit(at, score, true));
   }
 
   /** A row with its score, and a copy of its vector (empty when not wanted: copying is most of a lookup's cost). */
@@ -284,43 +300,61 @@ export class Partition {
     return { row: this.rows[at], vector, score };
   }
 
-  private indexTerms(text: string): void {
+  /** Adds the terms of the row at `at` (the last slot) to the postings. */
+  private indexTerms(at: number, text: string): void {
     const counts = new Map<number, number>();
     const terms = ftsTerms(text);
     for (const term of terms) {
       let id = this.dictionary.get(term);
       if (id === undefined) {
-        id = this.docFreq.length;
+        id = this.postings.length;
         this.dictionary.set(term, id);
-        this.docFreq.push(0);
+        this.postings.push([]);
         this.bytes += term.length * 2 + 48;
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    const row: number[] = [];
-    for (const [id, tf] of counts) {
-      this.docFreq[id]++;
-      row.push(id, tf);
-    }
-    this.terms.push(row);
+    for (const [id, tf] of counts) this.postings[id].push(at, tf);
     this.lengths.push(terms.length);
     this.totalLength += terms.length;
-    this.bytes += row.length * 8;
+    this.bytes += counts.size * 16;
+  }
+
+  private textAt(at: number): string {
+    return this.textColumn ? String(this.rows[at][this.textColumn] ?? "") : "";
+  }
+
+  /** The distinct term ids of the row at `at` (its text is analysed again: rows keep no term list). */
+  private termIdsAt(at: number): Set<number> {
+    const ids = new Set<number>();
+    for (const term of ftsTerms(this.textAt(at))) {
+      const id = this.dictionary.get(term);
+      if (id !== undefined) ids.add(id);
+    }
+    return ids;
   }
 
   private removeAt(at: number): void {
     this.columnIndexes.clear();
     const last = this.ids.length - 1;
-    const text = this.textColumn ? String(this.rows[at][this.textColumn] ?? "") : "";
-    this.bytes -= this.dimension * 4 + text.length * 2 + ROW_OVERHEAD + this.terms[at].length * 8;
-    const terms = this.terms[at];
-    for (let i = 0; i < terms.length; i += 2) this.docFreq[terms[i]]--;
+    const gone = this.termIdsAt(at);
+    for (const id of gone) {
+      const posting = this.postings[id];
+      const i = pairIndex(posting, at);
+      posting[i] = posting[posting.length - 2];
+      posting[i + 1] = posting[posting.length - 1];
+      posting.length -= 2;
+    }
+    this.bytes -= this.dimension * 4 + this.textAt(at).length * 2 + ROW_OVERHEAD + gone.size * 16;
     this.totalLength -= this.lengths[at];
     this.slot.delete(this.ids[at]);
     if (at !== last) {
+      for (const id of this.termIdsAt(last)) {
+        const posting = this.postings[id];
+        posting[pairIndex(posting, last)] = at;
+      }
       this.ids[at] = this.ids[last];
       this.rows[at] = this.rows[last];
-      this.terms[at] = this.terms[last];
       this.lengths[at] = this.lengths[last];
       this.norms[at] = this.norms[last];
       this.matrix.copyWithin(at * this.dimension, last * this.dimension, (last + 1) * this.dimension);
@@ -328,7 +362,6 @@ export class Partition {
     }
     this.ids.pop();
     this.rows.pop();
-    this.terms.pop();
     this.lengths.pop();
   }
 
@@ -342,6 +375,12 @@ export class Partition {
     this.matrix = matrix;
     this.norms = norms;
   }
+}
+
+/** Where `slot` sits in an interleaved `[slot, tf, …]` posting list. */
+function pairIndex(posting: readonly number[], slot: number): number {
+  for (let i = 0; i < posting.length; i += 2) if (posting[i] === slot) return i;
+  throw new Error(`slot ${slot} missing from its term's postings`);
 }
 
 /** The best `size` (slot, score) pairs seen so far: a binary min-heap on score. */
