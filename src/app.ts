@@ -16,6 +16,7 @@ import { registerHealth } from "./server/health.js";
 import { registerReflection } from "./server/reflection.js";
 import type { ServiceDeps } from "./services/deps.js";
 import { createDriftService } from "./services/drift/drift-service.js";
+import { warmUpParsers } from "./core/extract/warm-up.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
 import { AuditLog } from "./services/privacy/audit-log.js";
@@ -72,6 +73,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const access = new AccessTracker(store, logger);
   access.start();
   const clock = overrides.clock ?? systemClock;
+  warmUpParsers(clock.now().getTime());
   const usage = (meter = new UsageMeter(store, clock, logger));
   usage.start();
   const retention = new RetentionPolicy(store, clock, logger);
