@@ -1,4 +1,5 @@
 import { ftsTerms } from "./fts-terms.js";
+import { Postings } from "./postings.js";
 import type { ColumnRow } from "./row-filter.js";
 
 /**
@@ -57,12 +58,8 @@ export class Partition {
   private rows: ColumnRow[] = [];
   private matrix: Float32Array;
   private norms: Float32Array;
-  /**
-   * Per term id: the rows holding it and its count there, interleaved (`[slot, tf, slot, tf, …]`;
-   * plain SMI arrays are far smaller than typed arrays this short). A match touches only the rows
-   * of its terms; the document frequency is the list's length / 2.
-   */
-  private postings: number[][] = [];
+  /** Per term id: the rows holding it and its count there. A match touches only the rows of its terms. */
+  private readonly postings = new Postings();
   /** Per row: its number of terms. */
   private lengths: number[] = [];
   private totalLength = 0;
@@ -269,14 +266,15 @@ export class Partition {
     if (this.scratch.length < n) this.scratch = new Float64Array(this.norms.length);
     const scores = this.scratch;
     const touched: number[] = [];
+    const postings = this.postings;
+    const pairs = postings.data;
     for (const t of query) {
-      const posting = this.postings[t];
-      const df = posting.length / 2;
+      const df = postings.df(t);
       if (df === 0) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < posting.length; i += 2) {
-        const at = posting[i];
-        const tf = posting[i + 1];
+      for (let i = postings.begin(t), end = postings.end(t); i < end; i += 2) {
+        const at = pairs[i];
+        const tf = pairs[i + 1];
         if (scores[at] === 0) touched.push(at);
         scores[at] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[at]) / avg));
       }
@@ -307,14 +305,13 @@ export class Partition {
     for (const term of terms) {
       let id = this.dictionary.get(term);
       if (id === undefined) {
-        id = this.postings.length;
-        this.dictionary.set(term, id);
-        this.postings.push([]);
-        this.bytes += term.length * 2 + 48;
+        id = this.postings.addTerm();
+        this.dictionary.set(internTerm(term), id);
+        this.bytes += 32;
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    for (const [id, tf] of counts) this.postings[id].push(at, tf);
+    for (const [id, tf] of counts) this.postings.add(id, at, tf);
     this.lengths.push(terms.length);
     this.totalLength += terms.length;
     this.bytes += counts.size * 16;
@@ -338,21 +335,12 @@ export class Partition {
     this.columnIndexes.clear();
     const last = this.ids.length - 1;
     const gone = this.termIdsAt(at);
-    for (const id of gone) {
-      const posting = this.postings[id];
-      const i = pairIndex(posting, at);
-      posting[i] = posting[posting.length - 2];
-      posting[i + 1] = posting[posting.length - 1];
-      posting.length -= 2;
-    }
+    for (const id of gone) this.postings.remove(id, at);
     this.bytes -= this.dimension * 4 + this.textAt(at).length * 2 + ROW_OVERHEAD + gone.size * 16;
     this.totalLength -= this.lengths[at];
     this.slot.delete(this.ids[at]);
     if (at !== last) {
-      for (const id of this.termIdsAt(last)) {
-        const posting = this.postings[id];
-        posting[pairIndex(posting, last)] = at;
-      }
+      for (const id of this.termIdsAt(last)) this.postings.renumber(id, last, at);
       this.ids[at] = this.ids[last];
       this.rows[at] = this.rows[last];
       this.lengths[at] = this.lengths[last];
@@ -377,10 +365,18 @@ export class Partition {
   }
 }
 
-/** Where `slot` sits in an interleaved `[slot, tf, …]` posting list. */
-function pairIndex(posting: readonly number[], slot: number): number {
-  for (let i = 0; i < posting.length; i += 2) if (posting[i] === slot) return i;
-  throw new Error(`slot ${slot} missing from its term's postings`);
+/**
+ * Terms are shared by every partition (one string per distinct term in the process, not one per
+ * partition holding it), up to a bound.
+ */
+const TERMS = new Map<string, string>();
+const MAX_SHARED_TERMS = 500_000;
+
+function internTerm(term: string): string {
+  const shared = TERMS.get(term);
+  if (shared !== undefined) return shared;
+  if (TERMS.size < MAX_SHARED_TERMS) TERMS.set(term, term);
+  return term;
 }
 
 /** The best `size` (slot, score) pairs seen so far: a binary min-heap on score. */
