@@ -68,7 +68,7 @@ export class Partition {
   /** Per-slot score accumulator of `match` (zero between calls). */
   private scratch = new Float64Array(0);
   /** Lazily built value → slots maps of looked-up columns; dropped on every change. */
-  private readonly columnIndexes = new Map<string, Map<unknown, number[]>>();
+  private readonly columnIndexes = new Map<string, Map<unknown, number | number[]>>();
   private columns: string[] | null = null;
   /** Estimated heap bytes held. */
   bytes = 0;
@@ -192,7 +192,11 @@ export class Partition {
       }
     } else {
       const index = this.columnIndex(column);
-      for (const v of values) slots.push(...(index.get(v) ?? []));
+      for (const v of values) {
+        const held = index.get(v);
+        if (typeof held === "number") slots.push(held);
+        else if (held !== undefined) slots.push(...held);
+      }
     }
     slots.sort((a, b) => a - b);
     const out: PartitionHit[] = [];
@@ -203,15 +207,17 @@ export class Partition {
     return out;
   }
 
-  private columnIndex(column: string): Map<unknown, number[]> {
+  /** Value → its slot, or its slots when several rows share it (no array per unique value). */
+  private columnIndex(column: string): Map<unknown, number | number[]> {
     let index = this.columnIndexes.get(column);
     if (!index) {
       index = new Map();
       for (let at = 0; at < this.rows.length; at++) {
         const value = this.rows[at][column];
-        const slots = index.get(value);
-        if (slots) slots.push(at);
-        else index.set(value, [at]);
+        const held = index.get(value);
+        if (held === undefined) index.set(value, at);
+        else if (typeof held === "number") index.set(value, [held, at]);
+        else held.push(at);
       }
       this.columnIndexes.set(column, index);
     }
