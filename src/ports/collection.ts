@@ -11,6 +11,15 @@ export interface Scored<T> {
   score: number;
 }
 
+/** Options for `nearest` and `match`. */
+export interface ScoreOptions {
+  /**
+   * Rows may come with an empty vector: copying vectors is most of what a cached hit costs (and
+   * each copy is off-heap memory that hastens a full GC) when the caller needs only scores.
+   */
+  withoutVector?: boolean;
+}
+
 /** Options for `find`. */
 export interface FindOptions {
   /** Max rows (default: all). */
@@ -33,10 +42,10 @@ export interface Collection<T extends Keyed> {
   /** Rows matching a condition (unordered). */
   find(condition: Condition, options?: FindOptions): Promise<T[]>;
   count(condition: Condition): Promise<number>;
-  /** Nearest rows by cosine similarity among rows matching the condition. */
-  nearest(vector: Float32Array, condition: Condition, limit: number): Promise<Scored<T>[]>;
+  /** Nearest rows by cosine similarity among rows matching the condition (a condition on `id` scores just those rows). */
+  nearest(vector: Float32Array, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;
   /** BM25 full-text matches among rows matching the condition. */
-  match(text: string, condition: Condition, limit: number): Promise<Scored<T>[]>;
+  match(text: string, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;
   /** Deletes matching rows; returns how many went. */
   delete(condition: Condition): Promise<number>;
 }

@@ -115,6 +115,13 @@ describe("hot-row cache", () => {
       expect((await hot.find(c)).map((r) => r.id).sort()).toEqual((await cold.find(c)).map((r) => r.id).sort());
       expect(await hot.count(c)).toBe(await cold.count(c));
     }
+    // Scoring a few named rows only (the recall's similarity pass), with and without vectors.
+    const named = where.and(where.eq("user", "u1"), where.isNull("valid_to"), where.in("id", ["u1-1", "u1-7", "u1-22", "u1-39", "u2-1", "nope"]));
+    const [en, hn] = [await cold.nearest(query, named, 3), await hot.nearest(query, named, 3, { withoutVector: true })];
+    expect(hn.map((h) => h.row.id)).toEqual(en.map((h) => h.row.id));
+    hn.forEach((h, i) => expect(h.score).toBeCloseTo(en[i].score, 5));
+    expect(hn.every((h) => h.row.vector.length === 0)).toBe(true);
+    expect(ids(await hot.match("running dogs", conditions[0], 100, { withoutVector: true }))).toEqual(ids(await cold.match("running dogs", conditions[0], 100)));
     const got = await hot.get(["u1-3", "u2-1", "nope"]);
     expect(got.map((r) => r.id).sort()).toEqual(["u1-3", "u2-1"]);
     expect(Array.from(got.find((r) => r.id === "u1-3")!.vector)).toEqual(Array.from((await cold.get(["u1-3"]))[0].vector));

@@ -1,5 +1,5 @@
 import type { Table } from "@lancedb/lancedb";
-import type { FindOptions, Keyed, PatchableCollection, Scored } from "../../ports/collection.js";
+import type { FindOptions, Keyed, PatchableCollection, Scored, ScoreOptions } from "../../ports/collection.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
@@ -142,11 +142,18 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return this.table.countRows(renderCondition(condition));
   }
 
-  async nearest(vector: Float32Array, condition: Condition, limit: number): Promise<Scored<T>[]> {
+  async nearest(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
     const column = this.codec.vectorColumn;
     if (!column) throw new Error("collection has no vector column");
     const partition = await this.partitionFor(condition, "vectors");
-    if (partition) return partition.nearest(vector, rowFilter(condition), limit).map((h) => ({ row: this.decode(h, true), score: h.score }));
+    if (partition) {
+      const withVector = !options.withoutVector;
+      const ids = pinnedValues(condition, "id");
+      const hits = ids
+        ? partition.nearestAmong(ids, vector, rowFilter(condition), limit, withVector)
+        : partition.nearest(vector, rowFilter(condition), limit, withVector);
+      return hits.map((h) => ({ row: this.decode(h, withVector), score: h.score }));
+    }
     let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
@@ -157,11 +164,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return rows.map((r) => ({ row: this.codec.fromRow(r), score: 1 - Number(r._distance) }));
   }
 
-  async match(text: string, condition: Condition, limit: number): Promise<Scored<T>[]> {
+  async match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
     const query = ftsQuery(text);
     if (!this.codec.textColumn || query === "") return [];
     const partition = await this.partitionFor(condition, "match");
-    if (partition) return partition.match(query, rowFilter(condition), limit).map((h) => ({ row: this.decode(h, true), score: h.score }));
+    if (partition) {
+      const withVector = !options.withoutVector;
+      return partition.match(query, rowFilter(condition), limit, withVector).map((h) => ({ row: this.decode(h, withVector), score: h.score }));
+    }
     let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);

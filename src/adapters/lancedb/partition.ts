@@ -229,34 +229,50 @@ export class Partition {
    * `keep` runs only on rows good enough to enter the running top (a min-heap), so a filter that
    * passes most rows is evaluated a few dozen times rather than once per row.
    */
-  nearest(query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number): PartitionHit[] {
-    const d = this.dimension;
+  nearest(query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
     const n = this.ids.length;
     if (limit <= 0 || n === 0) return [];
-    let qn = 0;
-    for (let i = 0; i < d; i++) qn += query[i] * query[i];
-    qn = Math.sqrt(qn);
-    const matrix = this.matrix;
+    const qn = norm(query, this.dimension);
     const heap = new TopHeap(limit);
     for (let at = 0; at < n; at++) {
-      const base = at * d;
-      let d0 = 0;
-      let d1 = 0;
-      let d2 = 0;
-      let d3 = 0;
-      let i = 0;
-      for (; i + 3 < d; i += 4) {
-        d0 += query[i] * matrix[base + i];
-        d1 += query[i + 1] * matrix[base + i + 1];
-        d2 += query[i + 2] * matrix[base + i + 2];
-        d3 += query[i + 3] * matrix[base + i + 3];
-      }
-      for (; i < d; i++) d0 += query[i] * matrix[base + i];
-      const denominator = qn * this.norms[at];
-      const score = denominator > 0 ? (d0 + d1 + d2 + d3) / denominator : 0;
+      const score = this.cosineAt(at, query, qn);
       if (heap.accepts(score) && keep(this.rows[at])) heap.push(at, score);
     }
-    return heap.sorted().map(({ at, score }) => this.hit(at, score, true));
+    return heap.sorted().map(({ at, score }) => this.hit(at, score, withVector));
+  }
+
+  /** `nearest` among the rows with these ids only (no scan of the others). */
+  nearestAmong(ids: ReadonlySet<unknown>, query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
+    if (limit <= 0) return [];
+    const qn = norm(query, this.dimension);
+    const heap = new TopHeap(limit);
+    const slots = [...ids].map((id) => this.slot.get(String(id))).filter((at): at is number => at !== undefined);
+    for (const at of slots.sort((a, b) => a - b)) {
+      const score = this.cosineAt(at, query, qn);
+      if (heap.accepts(score) && keep(this.rows[at])) heap.push(at, score);
+    }
+    return heap.sorted().map(({ at, score }) => this.hit(at, score, withVector));
+  }
+
+  /** Cosine similarity of the row at `at` to `query` (whose norm is `qn`). */
+  private cosineAt(at: number, query: Float32Array, qn: number): number {
+    const d = this.dimension;
+    const matrix = this.matrix;
+    const base = at * d;
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
+    let i = 0;
+    for (; i + 3 < d; i += 4) {
+      d0 += query[i] * matrix[base + i];
+      d1 += query[i + 1] * matrix[base + i + 1];
+      d2 += query[i + 2] * matrix[base + i + 2];
+      d3 += query[i + 3] * matrix[base + i + 3];
+    }
+    for (; i < d; i++) d0 += query[i] * matrix[base + i];
+    const denominator = qn * this.norms[at];
+    return denominator > 0 ? (d0 + d1 + d2 + d3) / denominator : 0;
   }
 
   /**
@@ -264,7 +280,7 @@ export class Partition {
    * scores accumulate over the query terms' postings, then `keep` runs only on rows that would
    * enter the top, visited in storage order (ties keep the earlier row).
    */
-  match(text: string, keep: (row: ColumnRow) => boolean, limit: number): PartitionHit[] {
+  match(text: string, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
     const query = [...new Set(ftsTerms(text))].map((t) => this.dictionary.get(t)).filter((t): t is number => t !== undefined);
     const n = this.ids.length;
     if (query.length === 0 || limit <= 0 || n === 0) return [];
@@ -295,7 +311,7 @@ export class Partition {
     for (let i = 0; i < touched.length; i++) {
       if (found[i] > 0 && heap.accepts(found[i]) && keep(this.rows[touched[i]])) heap.push(touched[i], found[i]);
     }
-    return heap.sorted().map(({ at, score }) => this.hit(at, score, true));
+    return heap.sorted().map(({ at, score }) => this.hit(at, score, withVector));
   }
 
   /** A row with its score, and a copy of its vector (empty when not wanted: copying is most of a lookup's cost). */
@@ -369,6 +385,13 @@ export class Partition {
     this.matrix = matrix;
     this.norms = norms;
   }
+}
+
+/** The L2 norm of the first `dimension` components. */
+function norm(vector: Float32Array, dimension: number): number {
+  let sum = 0;
+  for (let i = 0; i < dimension; i++) sum += vector[i] * vector[i];
+  return Math.sqrt(sum);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { ServiceDeps } from "../deps.js";
 export interface Neighbourhood {
   /** Memory id → memory id of the turn just before it (same scope, trace_number − 1). */
   previous: Map<string, string>;
-  /** Memories of adjacent turns that were not among the given rows (already inside the recall filter). */
+  /** Memories of adjacent turns that were not among the given rows (already inside the recall filter), without their vectors. */
   added: MemoryRecord[];
 }
 
@@ -68,6 +68,6 @@ export async function neighbours(
   }
   const missing = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
   const memories = await deps.store.memories(tenant);
-  const added = missing.length === 0 ? [] : await memories.find(where.and(condition, where.in("id", missing)));
+  const added = missing.length === 0 ? [] : await memories.find(where.and(condition, where.in("id", missing)), { withoutVector: true });
   return { previous, added };
 }

@@ -1,7 +1,7 @@
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
-import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
+import { type Candidate, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
 import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
 import { queryDates, timeScore } from "../../core/time-cue.js";
@@ -117,9 +117,12 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const memories = await deps.store.memories(tenant);
   const condition = recallCondition(input);
   const fetch = input.k * 3;
-  // The word search needs no vector: it runs while the query is being embedded.
-  const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch) : Promise.resolve([]);
-  const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch) }));
+  // The word search needs no vector: it runs while the query is being embedded. Hits come without
+  // vectors (scores are all ranking needs); the similarity of rows found by other channels is
+  // asked for once, below.
+  const scores = { withoutVector: true };
+  const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch, scores) : Promise.resolve([]);
+  const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
@@ -132,13 +135,27 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     else candidates.set(row.id, { memory: row, similarity, bm25, names: namesOf(row), time: timeScore(dates, row) });
   };
   for (const { row, score } of byVector) add(row, score, 0);
-  for (const { row, score } of byWords) add(row, cosine(vector, row.vector), score);
+  const unscored = new Set<string>();
+  for (const { row, score } of byWords) {
+    if (!candidates.has(row.id)) unscored.add(row.id);
+    add(row, 0, score);
+  }
   if (weights.context > 0) {
     const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), condition);
-    for (const row of around.added) add(row, cosine(vector, row.vector), 0);
+    for (const row of around.added) {
+      unscored.add(row.id);
+      add(row, 0, 0);
+    }
     for (const [id, before] of around.previous) {
       const c = candidates.get(id);
       if (c) c.previous = before;
+    }
+  }
+  if (unscored.size > 0) {
+    const ids = [...unscored];
+    for (const { row, score } of await memories.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
+      const c = candidates.get(row.id);
+      if (c) c.similarity = score;
     }
   }
   let pool = [...candidates.values()];
