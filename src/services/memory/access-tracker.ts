@@ -1,6 +1,9 @@
 import type { Logger } from "pino";
 import type { Store } from "../../ports/store.js";
 
+/** Marks written per commit. */
+const FLUSH_SLICE = 500;
+
 /** Options for the access tracker. */
 export interface AccessTrackerOptions {
   /** Flush interval in ms (default 30,000). 0 disables the timer (flush by hand). */
@@ -49,10 +52,15 @@ export class AccessTracker {
     for (const [tenant, marks] of batches) {
       try {
         const memories = await this.store.memories(tenant);
-        await memories.patch([...marks.keys()], (row) => {
-          const mark = marks.get(row.id);
-          return mark ? { ...row, lastAccessedAt: Math.max(row.lastAccessedAt, mark.at), accessCount: row.accessCount + mark.count } : undefined;
-        });
+        const ids = [...marks.keys()];
+        // In slices: rewriting thousands of rows in one go is a long synchronous stretch (Arrow
+        // encoding, the cached rows) that recalls arriving meanwhile would wait out.
+        for (let from = 0; from < ids.length; from += FLUSH_SLICE) {
+          await memories.patch(ids.slice(from, from + FLUSH_SLICE), (row) => {
+            const mark = marks.get(row.id);
+            return mark ? { ...row, lastAccessedAt: Math.max(row.lastAccessedAt, mark.at), accessCount: row.accessCount + mark.count } : undefined;
+          });
+        }
       } catch (error) {
         this.logger.warn({ tenant, err: String(error) }, "access marks not written");
       }
