@@ -13,8 +13,18 @@ export function contentHash(text: string): string {
 
 /** Content-addressed memory id: a hash of tenant, scope and text (32 hex characters). */
 export function memoryId(tenant: string, key: ScopeKey, text: string): string {
+  return idOfNormalized(tenant, key, normalizeText(text));
+}
+
+/** `memoryId` and `contentHash` of one text, normalising it once (the ingest path needs both). */
+export function memoryIdentity(tenant: string, key: ScopeKey, text: string): { id: string; contentHash: string } {
+  const normalized = normalizeText(text);
+  return { id: idOfNormalized(tenant, key, normalized), contentHash: createHash("sha256").update(normalized).digest("hex") };
+}
+
+function idOfNormalized(tenant: string, key: ScopeKey, normalized: string): string {
   return createHash("sha256")
-    .update([tenant, key.namespace, key.agent, key.session, key.user, normalizeText(text)].join("\u0000"))
+    .update([tenant, key.namespace, key.agent, key.session, key.user, normalized].join("\u0000"))
     .digest("hex")
     .slice(0, 32);
 }

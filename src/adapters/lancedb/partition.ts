@@ -70,6 +70,8 @@ export class Partition {
   /** Lazily built value → slots maps of looked-up columns; dropped on every change. */
   private readonly columnIndexes = new Map<string, Map<unknown, number | number[]>>();
   private columns: string[] | null = null;
+  /** The row builder of `columns`. */
+  private shape: (values: readonly unknown[]) => ColumnRow = () => ({});
   /** Estimated heap bytes held. */
   bytes = 0;
 
@@ -133,7 +135,10 @@ export class Partition {
     // ones in codec order), so all rows share one object shape and property reads stay monomorphic.
     const keys = Object.keys(row);
     if (this.vectorColumn !== undefined && this.vectorColumn in row) keys.splice(keys.indexOf(this.vectorColumn), 1);
-    if (this.columns === null || keys.length !== this.columns.length || !this.columns.every((c) => c in row)) this.columns = keys.sort();
+    if (this.columns === null || keys.length !== this.columns.length || !this.columns.every((c) => c in row)) {
+      this.columns = keys.sort();
+      this.shape = rowShape(this.columns);
+    }
     const columns = this.columns;
     const values = columns.map((k) => {
       const v = row[k];
@@ -141,7 +146,7 @@ export class Partition {
       if (Array.isArray(v)) return v.length === 0 ? EMPTY_LIST : v.map((x) => (typeof x === "string" && x.length <= 40 && !UNIQUE_COLUMNS.has(k) ? this.intern(x) : x));
       return v;
     });
-    return rowShape(columns)(values);
+    return this.shape(values);
   }
 
   private intern(value: string): string {

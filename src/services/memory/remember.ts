@@ -1,5 +1,5 @@
 import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
-import { contentHash, derivedId, memoryId } from "../../core/ids.js";
+import { derivedId, memoryIdentity } from "../../core/ids.js";
 import { where } from "../../ports/condition.js";
 import type { ServiceDeps } from "../deps.js";
 
@@ -31,7 +31,8 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
   if (items.length === 0) return [];
   const vectors = await deps.embedder.embed(items.map((i) => i.content));
   const now = deps.clock.now().getTime();
-  const ids = items.map((i) => memoryId(tenant, i.key, i.content));
+  const identities = items.map((i) => memoryIdentity(tenant, i.key, i.content));
+  const ids = identities.map((i) => i.id);
   const memories = await deps.store.memories(tenant);
   const episodes = await deps.store.episodes(tenant);
   // Ids embed the scope, so naming the end-user when all items share one loses no match and lets
@@ -58,7 +59,7 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
       entities: before?.entities ?? [],
       tags: before === undefined ? { ...item.tags } : { ...before.tags, ...item.tags },
       pinned: item.pinned || (before?.pinned ?? false),
-      contentHash: contentHash(item.content),
+      contentHash: identities[i].contentHash,
       vector: vectors[i],
       sourceIds: [],
       parentId: item.parentId,
