@@ -1,7 +1,7 @@
 // Load bench: 32 concurrent loopback clients mixing Remember (40%), Recall (40%) and Process (20%)
 // against a real `agentmem serve --embedder hash` process for 20 s; then every acknowledged write
 // is read back. Prints throughput and latency per operation and writes bench/results/load-*.json.
-// Usage: npm run bench:load -- [--seconds 20] [--clients 32] [--built]
+// Usage: npm run bench:load -- [--seconds 20] [--clients 32] [--sources]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,13 +11,13 @@ import { startServerProcess } from "./support/server-process.js";
 import { printTable, summarize, writeResults } from "./support/stats.js";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "20" }, clients: { type: "string", default: "32" }, built: { type: "boolean", default: false } },
+  options: { seconds: { type: "string", default: "20" }, clients: { type: "string", default: "32" }, sources: { type: "boolean", default: false } },
 });
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);
 
 const dir = await mkdtemp(join(tmpdir(), "agentmem-bench-load-"));
-const server = await startServerProcess({ data: dir, built: values.built });
+const server = await startServerProcess({ data: dir, built: !values.sources });
 try {
   const result = await runLoad({ url: server.url, clients, durationMs: seconds * 1000 });
   const missing = await missingWrites(server.url, result.acked);

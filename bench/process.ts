@@ -4,14 +4,12 @@
  *   npm run bench:process                 # 100k memories (~3–5 min on 2 cores)
  *   npm run bench:process -- --million    # also 1M memories (opt-in: ~30+ min)
  *
- * Uses the built CLI (`bin/agentmem.js`) when `dist/` exists, else the sources via tsx. Prints
- * tables and writes bench/results/process-*.json.
+ * Runs the built CLI (`bin/agentmem.js`; the npm script builds first). Prints tables and writes
+ * bench/results/process-*.json.
  */
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -22,7 +20,6 @@ import { startServerProcess } from "./support/server-process.js";
 import { pool, printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
 
 const { values: args } = parseArgs({ options: { million: { type: "boolean", default: false }, calls: { type: "string", default: "300" } } });
-const built = existsSync(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "src", "cli.js"));
 
 interface Run {
   memories: number;
@@ -39,7 +36,7 @@ async function run(users: number): Promise<Run> {
   const root = await mkdtemp(join(tmpdir(), "agentmem-bench-process-"));
   const data = join(root, "data");
   try {
-    let server = await startServerProcess({ data, built });
+    let server = await startServerProcess({ data });
     const coldStartEmptyMs = server.startMillis;
     const memory = memoryClient(server.url);
     const vocabulary = createVocabulary(5000);
@@ -52,7 +49,7 @@ async function run(users: number): Promise<Run> {
     const rssAfterIngestMiB = server.rssMiB();
     await server.stop();
     // Cold start over the full directory, then warm every user's rows and measure.
-    server = await startServerProcess({ data, built });
+    server = await startServerProcess({ data });
     const coldStartFullMs = server.startMillis;
     const m = memoryClient(server.url);
     const relational = createClient(RelationalService, createConnectTransport({ baseUrl: server.url, httpVersion: "2", useBinaryFormat: true }));
@@ -82,7 +79,7 @@ async function run(users: number): Promise<Run> {
 const runs = [await run(100)];
 if (args.million) runs.push(await run(1000));
 printTable(
-  `server process (${built ? "built CLI" : "sources via tsx"}, hash embedder, no model)`,
+  "server process (built CLI, hash embedder, no model)",
   runs.map((r) => ({
     memories: r.memories,
     "ingest s": r.ingestSeconds,
@@ -96,4 +93,4 @@ printTable(
     "Process − recall p50": r.process.p50 - r.recall.p50,
   })),
 );
-process.stdout.write(`\nwrote ${writeResults("process", { args, built, runs })}\n`);
+process.stdout.write(`\nwrote ${writeResults("process", { args, runs })}\n`);

@@ -232,13 +232,13 @@ export class HotRows {
     return `${this.options.name}\u0000${key}`;
   }
 
-  /** Brings the cache to the table's current version; versions this process did not write drop it. */
   /** The table's version; reads that start while a check is in flight share it (a recall's channels start together). */
   private latest(): Promise<number> {
     this.versionCheck ??= this.options.table.version().finally(() => (this.versionCheck = null));
     return this.versionCheck;
   }
 
+  /** Brings the cache to the table's current version; versions this process did not write drop it. */
   private async sync(): Promise<void> {
     const started = performance.now();
     // A version check costs a manifest lookup (~0.25 ms locally, a request on object storage),
