@@ -32,8 +32,24 @@ function stem(word: string): string {
   return s;
 }
 
+// A stored turn is indexed twice in a row (its memory and its transcript row, same text): keep
+// the latest short texts' terms.
+const recent = new Map<string, readonly string[]>();
+const MAX_RECENT = 4096;
+const MAX_RECENT_LENGTH = 2000;
+
 /** The index terms of a text, in order, duplicates kept (term frequency counts them). */
-export function ftsTerms(text: string): string[] {
+export function ftsTerms(text: string): readonly string[] {
+  if (text.length > MAX_RECENT_LENGTH) return analyze(text);
+  let terms = recent.get(text);
+  if (terms === undefined) {
+    if (recent.size >= MAX_RECENT) recent.clear();
+    recent.set(text, (terms = analyze(text)));
+  }
+  return terms;
+}
+
+function analyze(text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0];
