@@ -3,6 +3,7 @@ import { pino, type Logger } from "pino";
 import { createChatModel, createEmbedder } from "./adapters/providers.js";
 import { LanceStore } from "./adapters/lancedb/lance-store.js";
 import { Maintainer } from "./adapters/lancedb/maintenance.js";
+import { WriteWatchdog } from "./adapters/lancedb/write-watchdog.js";
 import type { Config } from "./config.js";
 import { file_agentmem_v1_drift_service, DriftService } from "./gen/agentmem/v1/drift_service_pb.js";
 import { file_agentmem_v1_memory_service, MemoryService } from "./gen/agentmem/v1/memory_service_pb.js";
@@ -41,6 +42,8 @@ export interface App {
   readonly store: LanceStore;
   /** Background storage maintenance (compaction, index refresh, version cleanup, vector index). */
   readonly maintenance: Maintainer;
+  /** Turns health NOT_SERVING while an engine commit is stuck. */
+  readonly watchdog: WriteWatchdog;
   /** Registers every service, health and reflection on a Connect router. */
   routes(router: ConnectRouter): void;
   /** Health turns NOT_SERVING (first step of a graceful shutdown). */
@@ -70,6 +73,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   });
   const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
   maintenance.start();
+  const watchdog = new WriteWatchdog(store, logger, { limitMs: config.storage.writeStallSeconds * 1000 });
+  watchdog.start();
   const access = new AccessTracker(store, logger);
   access.start();
   const clock = overrides.clock ?? systemClock;
@@ -87,13 +92,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     deps,
     store,
     maintenance,
+    watchdog,
     routes(baseRouter) {
       const router = withUsageAttribution(baseRouter, usage);
       router.service(MemoryService, createMemoryService(deps));
       router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));
       router.service(PrivacyService, createPrivacyService(deps));
-      registerHealth(router, () => (serving ? "SERVING" : "NOT_SERVING"));
+      registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];
       registerReflection(
         router,
@@ -111,6 +117,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await access.stop();
       await usage.stop();
       await maintenance.stop();
+      watchdog.stop();
       await store.close();
     },
   };

@@ -30,6 +30,11 @@ export function createProgram(): Command {
         if (stopping) return;
         stopping = true;
         server.app.deps.logger.info({ signal }, "shutting down");
+        // A stuck engine commit would hold the drain forever; what was acknowledged is already durable.
+        if (server.app.watchdog.stalled) {
+          server.app.deps.logger.error("an engine commit is stuck: exiting without waiting for queued writes");
+          process.exit(1);
+        }
         server.close().then(
           () => process.exit(0),
           () => process.exit(1),

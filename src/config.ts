@@ -49,6 +49,8 @@ export interface Config {
     readonly maintenanceSeconds: number;
     /** Rows at which a table gets a vector index (`AGENTMEM_VECTOR_INDEX_ROWS`, default 200000; 0 = never). */
     readonly vectorIndexRows: number;
+    /** Seconds after which an engine commit that has not returned turns health NOT_SERVING (`AGENTMEM_WRITE_STALL_SECONDS`, default 120; 0 = off). */
+    readonly writeStallSeconds: number;
   };
   /** The scheduled rollup of aged memories (off by default). */
   readonly rollup: {
@@ -102,6 +104,7 @@ const configSchema = z.object({
     sharedWriters: z.enum(["0", "1", "true", "false", ""]).transform((v) => v === "1" || v === "true"),
     maintenanceSeconds: z.coerce.number().min(0),
     vectorIndexRows: z.coerce.number().int().min(0),
+    writeStallSeconds: z.coerce.number().min(0),
   }),
   rollup: z.object({
     intervalMinutes: z.coerce.number().min(0),
@@ -153,6 +156,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       sharedWriters: env.AGENTMEM_SHARED_WRITERS ?? "",
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
+      writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
     },
     rollup: {
       intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,

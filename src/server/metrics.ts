@@ -13,6 +13,8 @@ export interface MetricsStore {
 export interface MetricsOptions {
   /** Source of the row and fragment gauges (read at scrape time). Default: no storage gauges. */
   store?: MetricsStore;
+  /** Source of the stuck-commit gauges. Default: none. */
+  watchdog?: { oldestSeconds(): number; readonly stalls: number };
   /** Also export the Node process metrics (CPU, memory, event loop). Default true. */
   processMetrics?: boolean;
 }
@@ -64,6 +66,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   if (options.store) registerStorageGauges(registry, options.store);
   if (options.store?.cacheCounters) registerCacheGauges(registry, options.store);
+  if (options.watchdog) registerWatchdogGauges(registry, options.watchdog);
 
   const interceptor: Interceptor = (next) => async (req) => {
     const method = `${req.service.typeName}/${req.method.name}`;
@@ -89,6 +92,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/** How long the oldest engine commit in flight has run, and how often one got stuck. */
+function registerWatchdogGauges(registry: Registry, watchdog: NonNullable<MetricsOptions["watchdog"]>): void {
+  new Gauge({
+    name: "agentmem_store_oldest_commit_seconds",
+    help: "Seconds the oldest engine commit in flight has been running (0 when none is)",
+    registers: [registry],
+    collect() {
+      this.set(watchdog.oldestSeconds());
+    },
+  });
+  new Gauge({
+    name: "agentmem_store_commit_stalls",
+    help: "Engine commits that ran past AGENTMEM_WRITE_STALL_SECONDS (monotonic)",
+    registers: [registry],
+    collect() {
+      this.set(watchdog.stalls);
+    },
+  });
 }
 
 /** The hot-row cache: hits, loads, evictions, invalidations, engine bypasses, bytes and partitions held. */

@@ -204,6 +204,11 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     }
   }
 
+  /** Milliseconds the engine commit in flight has been running; 0 when none is. */
+  commitAgeMs(now?: number): number {
+    return this.queue.commitAgeMs(now);
+  }
+
   /** Resolves when queued writes are durable. */
   idle(): Promise<void> {
     return this.queue.idle();

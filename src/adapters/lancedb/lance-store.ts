@@ -110,6 +110,8 @@ export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PRO
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly collections = new Map<string, Promise<LanceCollection<Keyed>>>();
+  /** The collections whose open finished, readable without waiting (the write watchdog must not wait on the engine). */
+  private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
 
   constructor(private readonly options: LanceStoreOptions) {
@@ -218,7 +220,10 @@ export class LanceStore implements Store {
     const name = `${kind.name}__${encodeTenant(tenant)}`;
     let c = this.collections.get(name);
     if (!c) {
-      c = this.open(name, kind).catch((error: unknown) => {
+      c = this.open(name, kind).then((opened) => {
+        this.ready.set(name, opened as unknown as LanceCollection<Keyed>);
+        return opened;
+      }, (error: unknown) => {
         this.collections.delete(name);
         throw error;
       }) as unknown as Promise<LanceCollection<Keyed>>;
@@ -249,6 +254,17 @@ export class LanceStore implements Store {
     return out;
   }
 
+  /** The table whose engine commit has been running longest, if one is in flight (for `WriteWatchdog`). */
+  oldestCommit(): { table: string; ms: number } | null {
+    const now = performance.now();
+    let oldest: { table: string; ms: number } | null = null;
+    for (const [table, c] of this.ready) {
+      const ms = c.commitAgeMs(now);
+      if (ms > 0 && (!oldest || ms > oldest.ms)) oldest = { table, ms };
+    }
+    return oldest;
+  }
+
   /** Every open collection by table name. */
   async openCollections(): Promise<Map<string, LanceCollection<Keyed>>> {
     const out = new Map<string, LanceCollection<Keyed>>();
@@ -261,6 +277,7 @@ export class LanceStore implements Store {
     if (this.connection) (await this.connection).close();
     this.connection = null;
     this.collections.clear();
+    this.ready.clear();
   }
 
   private async open<T extends Keyed>(name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {

@@ -33,6 +33,8 @@ export class WriteQueue<P> {
   readonly groupSizes: number[] = [];
   /** Commits run and tasks they carried (monotonic), for metrics: tasks / commits is the mean group size. */
   readonly totals = { commits: 0, tasks: 0 };
+  /** When the commit in flight started (`performance.now()`), 0 when none is. */
+  private commitSince = 0;
 
   constructor(
     private readonly run: GroupRunner<P>,
@@ -54,6 +56,11 @@ export class WriteQueue<P> {
     });
   }
 
+  /** Milliseconds the commit in flight has been running (retries included); 0 when none is. */
+  commitAgeMs(now = performance.now()): number {
+    return this.commitSince === 0 ? 0 : now - this.commitSince;
+  }
+
   /** Resolves when every queued write has finished. */
   async idle(): Promise<void> {
     while (this.draining) await this.running;
@@ -73,11 +80,14 @@ export class WriteQueue<P> {
       this.totals.commits++;
       this.totals.tasks += batch.length;
       if (this.groupSizes.length > 1000) this.groupSizes.splice(0, 500);
+      this.commitSince = performance.now();
       try {
         const results = await this.withRetry(() => this.run(first.group, batch.map((t) => t.payload)));
         batch.forEach((t, i) => t.resolve(results[i]));
       } catch (error) {
         batch.forEach((t) => t.reject(error));
+      } finally {
+        this.commitSince = 0;
       }
     }
     this.draining = false;
