@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import "./engine-env.js";
 import * as lancedb from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import type { AnchorRecord } from "../../core/drift/anchor-record.js";
