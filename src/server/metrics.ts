@@ -118,7 +118,7 @@ function registerWatchdogGauges(registry: Registry, watchdog: NonNullable<Metric
 function registerCacheGauges(registry: Registry, store: MetricsStore): void {
   const gauge = new Gauge({
     name: "agentmem_hot_rows",
-    help: "Hot-row cache counters by name (hits, loads, load_millis, evictions, invalidations, bypasses, bytes, partitions)",
+    help: "Hot-row cache counters by name (hits, loads, fresh, load_millis, evictions, invalidations, bypasses, bytes, partitions)",
     labelNames: ["counter"] as const,
     registers: [registry],
     collect() {

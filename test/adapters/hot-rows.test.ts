@@ -212,6 +212,26 @@ describe("hot-row cache", () => {
     expect(await hot.count(where.eq("user", "m"))).toBe(7);
   });
 
+  it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {
+    const dir = await freshDir();
+    const earlier = open(dir);
+    await (await earlier.memories("t")).upsert(rows("old", 3));
+    await earlier.close();
+    const store = open(dir);
+    const hot = await store.memories("t");
+    expect(await hot.count(where.eq("user", "old"))).toBe(3); // held on disk before this store opened: loaded
+    const loads = store.cacheCounters.loads;
+    await hot.upsert(rows("new", 4)); // a new end-user's first write
+    expect(await hot.count(where.eq("user", "new"))).toBe(4);
+    expect(await hot.count(where.eq("user", "nobody"))).toBe(0);
+    expect([store.cacheCounters.fresh, store.cacheCounters.loads]).toEqual([2, loads]);
+    expect(await open(dir, 0).memories("t").then((engine) => engine.count(where.eq("user", "new")))).toBe(4);
+    // Another process's rows for a user this one has not seen: its version is noticed, the user scanned.
+    await (await open(dir, 0).memories("t")).upsert(rows("late", 2));
+    expect(await hot.count(where.eq("user", "late"))).toBe(2);
+    expect(store.cacheCounters.fresh).toBe(2);
+  });
+
   it("keeps within its byte budget by evicting whole partitions", async () => {
     const store = open(await freshDir(), 15_000);
     const hot = await store.memories("t");

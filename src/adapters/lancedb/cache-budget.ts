@@ -10,6 +10,8 @@ export interface CacheCounters {
   hits: number;
   /** Partitions loaded from the engine. */
   loads: number;
+  /** Partitions started empty without a scan: a key the table has never held (a new end-user). */
+  fresh: number;
   /** Milliseconds spent loading partitions. */
   loadMillis: number;
   /** Reads sent to the engine (no pinned partition, partition too large, or raced a change). */
@@ -31,7 +33,7 @@ export interface CacheCounters {
 export class CacheBudget {
   private readonly entries = new Map<string, Entry>();
   private total = 0;
-  readonly counters: CacheCounters = { hits: 0, loads: 0, loadMillis: 0, bypasses: 0, invalidations: 0, evictions: 0, partitions: 0, bytes: 0 };
+  readonly counters: CacheCounters = { hits: 0, loads: 0, fresh: 0, loadMillis: 0, bypasses: 0, invalidations: 0, evictions: 0, partitions: 0, bytes: 0 };
 
   constructor(readonly maxBytes: number) {}
 
