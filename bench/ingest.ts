@@ -78,6 +78,7 @@ try {
   const singles = Number(args.singles);
   const concurrency = Number(args.concurrency);
   cpu0 = cpuSeconds(server.pid);
+  const singlesMark = server.logs.length;
   start = performance.now();
   const random = createRandom(4242);
   await pool(singles, concurrency, async (i) => {
@@ -97,15 +98,16 @@ try {
   const mark = server.logs.length;
   start = performance.now();
   // "maintenance idle" is logged once, when a busy pass is followed by an idle one: if the last
-  // maintenance line so far says idle, it has settled already.
-  const lastMaintenance = server.logs.filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained").at(-1);
+  // maintenance line since the single calls began says idle, it has settled already (an idle line
+  // from before them says nothing about their fragments).
+  const lastMaintenance = server.logs.slice(singlesMark).filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained").at(-1);
   if (lastMaintenance?.msg !== "maintenance idle") {
     await server.waitForLog((l) => l.msg === "maintenance idle", 300_000, mark).catch(() => undefined);
   }
   const maintenanceSeconds = since(start) / 1000;
   const afterMaintenance = await tableStats(data);
   const recallAfter = await recallSample(client, users, 100);
-  const maintained = server.logs.filter((l) => l.msg === "table maintained");
+  const maintained = server.logs.slice(singlesMark).filter((l) => l.msg === "table maintained");
 
   printTable("ingest over HTTP (hash embedder)", [
     { path: "RememberBatch ×1000, 2 in flight", rows, seconds: batchSeconds, "rows/s": rows / batchSeconds, "server CPU s": batchCpu, "rows per CPU s": rows / batchCpu, "call p50 ms": summarize(batchLatency).p50 },
