@@ -7,7 +7,7 @@
  * which has one thread on a 2-core machine (cores minus 2 reserved for I/O, at least 1). Once a
  * partition's postings are large enough to flush mid-way — here at ~450k rows in one table — the
  * producer parks the only thread, `optimize` never returns and every commit of the table queues
- * behind it (seen four times before this setting; upstream later made the send async). A queue
+ * behind it (five runs out of five before this setting; upstream later made the send async). A queue
  * that never fills keeps the send from blocking; what it holds is the postings the builder held.
  * A value set by the operator wins.
  */
