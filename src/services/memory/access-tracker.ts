@@ -49,6 +49,8 @@ export class AccessTracker {
   async flush(): Promise<void> {
     const batches = this.pending;
     this.pending = new Map();
+    const started = performance.now();
+    let written = 0;
     for (const [tenant, marks] of batches) {
       try {
         const memories = await this.store.memories(tenant);
@@ -61,10 +63,12 @@ export class AccessTracker {
             return mark ? { ...row, lastAccessedAt: Math.max(row.lastAccessedAt, mark.at), accessCount: row.accessCount + mark.count } : undefined;
           });
         }
+        written += ids.length;
       } catch (error) {
         this.logger.warn({ tenant, err: String(error) }, "access marks not written");
       }
     }
+    if (written > 0) this.logger.debug({ rows: written, millis: Math.round(performance.now() - started) }, "access marks written");
   }
 
   /** Stops the timer and flushes. */
