@@ -87,7 +87,7 @@ export class HotRows {
    * another writer is known. Deleted keys linger: a key in the set only means "scan".
    */
   private scanned: Set<string> | null = null;
-  private keyScan: { generation: number; keys: Promise<Set<string> | null> } | null = null;
+  private keyScan: Promise<Set<string> | null> | null = null;
   /** Bumped whenever `scanned` may have gone stale: a scan started before it is not used. */
   private generation = 0;
   /** Every partition key this process committed rows for. */
@@ -230,6 +230,7 @@ export class HotRows {
     for (const l of this.loading.values()) l.dead = true;
     this.tooLarge.clear();
     this.scanned = null;
+    this.keyScan = null;
     this.generation++;
   }
 
@@ -383,14 +384,9 @@ export class HotRows {
     if (this.shared || this.written.has(key)) return false;
     if (!this.scanned) {
       const generation = this.generation;
-      if (this.keyScan?.generation !== generation) {
-        const scan = { generation, keys: this.scanKeys().catch(() => null) };
-        this.keyScan = scan;
-        void scan.keys.finally(() => {
-          if (this.keyScan === scan) this.keyScan = null;
-        });
-      }
-      const keys = await this.keyScan!.keys;
+      const scan = (this.keyScan ??= this.scanKeys().catch(() => null));
+      const keys = await scan;
+      if (this.keyScan === scan) this.keyScan = null;
       // A rewrite or another writer while it ran: it may be stale, so scan this key's rows instead.
       if (!keys || generation !== this.generation || this.shared) return false;
       this.scanned = keys;

@@ -14,12 +14,12 @@ export interface WriteWatchdogOptions {
 }
 
 /**
- * Notices an engine commit that never returns. LanceDB 0.31 can wedge under sustained concurrent
- * writes plus `optimize` (seen at ~450k rows over 1,000 end-users: the commits of two tables and
- * one optimize stopped returning, with a `lance-cpu` thread parked in a blocking wait); no error
- * ever reaches us, requests just queue. The watchdog makes that visible: it logs the stuck table
- * once, turns health NOT_SERVING so an orchestrator restarts the replica (unacknowledged writes
- * are not lost: their callers never got an answer), and turns back when the commit returns.
+ * Notices an engine commit that never returns. LanceDB 0.31 wedged this way at ~450k rows (its
+ * full-text index writer parked its only CPU thread; `engine-env.ts` has the cause and the
+ * setting that fixed it): no error reaches us, requests just queue. Should anything like it come
+ * back, the watchdog makes it visible: it logs the stuck table once, turns health NOT_SERVING so
+ * an orchestrator restarts the replica (unacknowledged writes are not lost: their callers never
+ * got an answer), and turns back when the commit returns.
  */
 export class WriteWatchdog {
   /** Stalls seen (monotonic). */
