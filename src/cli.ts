@@ -24,6 +24,8 @@ export function createProgram(): Command {
     .action(async (flags: { data?: string; host?: string; port?: string; embedder?: string; llm?: string }) => {
       // Imported on use so that client commands start without loading the storage engine.
       const { startServer } = await import("./server/server.js");
+      const { tuneHeap } = await import("./server/heap-tuning.js");
+      tuneHeap();
       const server = await startServer(loadConfig(flags));
       let stopping = false;
       const stop = (signal: string) => {
