@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { createManualClock } from "../src/ports/clock.js";
+import { AccessTracker } from "../src/services/memory/access-tracker.js";
 import { createTestApp, type TestApp } from "./support/harness.js";
 
 const clock = createManualClock(new Date("2026-01-01T00:00:00Z"));
@@ -35,5 +36,45 @@ describe("access marks", () => {
       expect(Number(m.accessCount)).toBe(i < 10 ? 2 : i < 1234 ? 1 : 0);
       if (i < 1234) expect(Number(m.lastAccessedAt!.seconds) * 1000).toBe(at);
     }
+  });
+
+  it("shows buffered uses on reads at once, and counts each use once when written", async () => {
+    const c = t.client(MemoryService);
+    const scope = { user: "overlay" };
+    const { memoryId } = await c.remember({ scope, content: "the lighthouse keeper logs the fog horn" });
+    await c.recall({ scope, query: "lighthouse fog horn", k: 1 });
+    await c.recall({ scope, query: "lighthouse keeper", k: 1 });
+    const stored = async () => (await (await t.app.store.memories("default")).get([memoryId]))[0];
+    // Not written yet (the tracker waits for a quiet moment), yet every read reports the uses.
+    expect((await stored()).accessCount).toBe(0);
+    expect(Number((await c.getMemory({ scope, id: memoryId })).memory!.accessCount)).toBe(2);
+    expect((await c.listMemories({ scope })).memories.map((m) => Number(m.accessCount))).toEqual([2]);
+    await t.app.deps.access.flush();
+    expect((await stored()).accessCount).toBe(2);
+    expect(Number((await c.getMemory({ scope, id: memoryId })).memory!.accessCount)).toBe(2);
+  });
+
+  it("writes marks once recall has been quiet, or after the longest delay under steady recall", async () => {
+    const c = t.client(MemoryService);
+    const { memoryIds } = await c.rememberBatch({ items: [{ scope: { user: "quiet" }, content: "first buoy" }, { scope: { user: "quiet" }, content: "second buoy" }] });
+    const count = async (id: string) => (await (await t.app.store.memories("default")).get([id]))[0].accessCount;
+    const quiet = new AccessTracker(t.app.store, t.app.deps.logger, { checkMs: 10, quietMs: 100, maxDelayMs: 60_000 });
+    quiet.start();
+    quiet.touch("default", [memoryIds[0]], clock.now().getTime());
+    await new Promise((r) => setTimeout(r, 40));
+    expect(await count(memoryIds[0])).toBe(0);
+    await expect.poll(() => count(memoryIds[0]), { timeout: 2_000, interval: 20 }).toBe(1);
+    await quiet.stop();
+
+    const busy = new AccessTracker(t.app.store, t.app.deps.logger, { checkMs: 10, quietMs: 60_000, maxDelayMs: 300 });
+    busy.start();
+    const started = performance.now();
+    while ((await count(memoryIds[1])) === 0 && performance.now() - started < 3_000) {
+      busy.touch("default", [memoryIds[1]], clock.now().getTime());
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    expect(await count(memoryIds[1])).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    await busy.stop();
   });
 });

@@ -45,4 +45,15 @@ describe("Forget", () => {
     expect((await c.forget({ scope: { user }, pinnedExempt: false })).deleted).toBe(1n);
     expect(await texts(user)).toEqual([]);
   });
+
+  it("counts uses not yet written: a memory recalled a moment ago is not unused", async () => {
+    const c = t.client(MemoryService);
+    const user = "fresh-use";
+    await c.remember({ scope: { user }, content: "Gamma dredging permit renewed" });
+    await c.remember({ scope: { user }, content: "Delta pilot ladder inspection" });
+    clock.advance(100 * DAY);
+    await c.recall({ scope: { user }, query: "gamma dredging permit", k: 1 });
+    expect((await c.forget({ scope: { user }, unusedForDays: 90 })).deleted).toBe(1n);
+    expect(await texts(user)).toEqual(["Gamma dredging permit renewed"]);
+  });
 });

@@ -23,7 +23,7 @@ async function findInScope(deps: ServiceDeps, tenant: string, req: { scope?: Get
   checkLength("id", req.id, LIMITS.nameChars);
   const [row] = await (await deps.store.memories(tenant)).get([req.id]);
   if (!row || !inScope(key, row)) throw notFound("memory", req.id);
-  return row;
+  return deps.access.current(tenant, row);
 }
 
 /** GetMemory: one memory, only if it lies in the caller's scope. */
@@ -41,7 +41,7 @@ export async function listMemories(deps: ServiceDeps, tenant: string, req: ListM
   rows.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
   const page = rows.slice(offset, offset + size);
   const next = offset + size < rows.length ? encodePageToken(offset + size, binding) : "";
-  return { memories: page.map((m) => memoryToProto(tenant, m)), nextPageToken: next };
+  return { memories: page.map((m) => memoryToProto(tenant, deps.access.current(tenant, m))), nextPageToken: next };
 }
 
 /** MemoryHistory: the whole supersede chain through a memory, oldest first. */
@@ -55,7 +55,7 @@ export async function memoryHistory(deps: ServiceDeps, tenant: string, req: Memo
     newest = next;
   }
   const chain = [...(await replacedBy(memories, newest.id)), newest];
-  return { chain: chain.map((m) => memoryToProto(tenant, m)) };
+  return { chain: chain.map((m) => memoryToProto(tenant, deps.access.current(tenant, m))) };
 }
 
 /** Forget: delete memories in a non-global scope; pinned ones survive unless pinned_exempt=false. */
@@ -67,6 +67,8 @@ export async function forget(deps: ServiceDeps, tenant: string, req: ForgetReque
   if (req.unusedForDays < 0) throw invalidArgument("unused_for_days", "INVALID_COUNT", "unused_for_days must not be negative");
   const keepPinned = req.pinnedExempt ?? true;
   const cutoff = deps.clock.now().getTime() - req.unusedForDays * DAY_MS;
+  // Uses still buffered count: a memory recalled a moment ago is not unused.
+  if (req.unusedForDays > 0) await deps.access.flush(tenant);
   const condition = where.and(
     scopeCondition(key),
     keepPinned || req.unusedForDays > 0 ? where.eq("pinned", false) : undefined,
