@@ -100,13 +100,18 @@ export class Partition {
   put(id: string, row: ColumnRow, vector: Float32Array): void {
     const text = this.textColumn ? String(row[this.textColumn] ?? "") : "";
     const existing = this.slot.get(id);
-    this.columnIndexes.clear();
     if (existing !== undefined && text === (this.textColumn ? String(this.rows[existing][this.textColumn] ?? "") : "")) {
-      // Same text (an access mark, a closed fact): update in place, the term statistics stand.
-      this.rows[existing] = this.compact(row);
+      // Same text (an access mark, a closed fact): update in place, the term statistics stand, and
+      // so do the column indexes whose value is unchanged (rebuilding them after every access mark
+      // made long-lived garbage that each scavenge had to copy).
+      const before = this.rows[existing];
+      const after = this.compact(row);
+      for (const column of this.columnIndexes.keys()) if (before[column] !== after[column]) this.columnIndexes.delete(column);
+      this.rows[existing] = after;
       this.setVector(existing, vector);
       return;
     }
+    this.columnIndexes.clear();
     if (existing !== undefined) this.removeAt(existing);
     const at = this.ids.length;
     this.grow(at + 1);
