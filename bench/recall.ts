@@ -14,6 +14,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
+import type { TimerRequest } from "./support/api-timer.js";
 import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
 import { memoryClient } from "./support/client.js";
 import { openRawLance, type RawLance } from "./support/raw-lance.js";
@@ -43,6 +45,25 @@ interface PhaseResult {
   ratioP50: number;
   p99OverP50: number;
 }
+
+/** The API side of each phase is timed in a worker thread (see support/api-timer.ts). */
+const apiTimer = (() => {
+  let worker: Worker | null = null;
+  return {
+    time(req: TimerRequest): Promise<number[]> {
+      // tsx's loader is registered inside the worker (execArgv `--import tsx` does not reach it on Node 20).
+      const script = new URL("./support/api-timer.ts", import.meta.url).href;
+      worker ??= new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(script)}); });`, { eval: true });
+      const w = worker;
+      return new Promise((resolve, reject) => {
+        w.once("message", (m: { samples?: number[]; error?: string }) => (m.samples ? resolve(m.samples) : reject(new Error(m.error))));
+        w.once("error", reject);
+        w.postMessage(req);
+      });
+    },
+    close: () => worker?.terminate(),
+  };
+})();
 
 /** Times `total` calls of `call` at `concurrency`. */
 async function timed(total: number, concurrency: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
@@ -95,18 +116,17 @@ function show(results: PhaseResult[]): PhaseResult[] {
   return results;
 }
 
-async function measure(phase: string, client: Client, raw: RawLance, users: number, queries: number, concurrency: number, k: number): Promise<PhaseResult[]> {
+async function measure(phase: string, client: Client, apiUrl: string, raw: RawLance, users: number, queries: number, concurrency: number, k: number): Promise<PhaseResult[]> {
   const vocabulary = createVocabulary(5000);
   const random = createRandom(99);
   const work = Array.from({ length: queries }, () => ({ user: userId(Math.floor(random() * users)), text: query(vocabulary, random) }));
-  const api = (i: number) => client.recall({ scope: { user: work[i].user }, query: work[i].text, k });
   const direct = (i: number) => raw.hybrid(work[i].user, work[i].text, k);
   // Warm both paths over every user once, so the figure is steady state rather than first touch.
   await timed(Math.min(users, 200), 4, (i) => client.recall({ scope: { user: userId(i) }, query: "warm", k }));
   await timed(Math.min(users, 200), 4, (i) => raw.hybrid(userId(i), "warm", k));
   const out: PhaseResult[] = [];
   for (const [mode, c] of [["sequential", 1], [`${concurrency} concurrent`, concurrency]] as const) {
-    const a = summarize(await timed(queries, c, api));
+    const a = summarize(await apiTimer.time({ url: apiUrl, work, concurrency: c, k }));
     const r = summarize(await timed(queries, c, direct));
     out.push(...show([{ phase, mode, api: a, raw: r, ratioP50: a.p50 / r.p50, p99OverP50: a.p99 / a.p50 }]));
   }
@@ -141,7 +161,7 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     process.stdout.write(`raw baseline table built in ${built.seconds.toFixed(1)} s\n`);
     await waitForMaintenance(server, 120_000, server.logs.length);
     const results: PhaseResult[] = [];
-    results.push(...(await measure("after ingest", client, built.raw, users, queries, concurrency, k)));
+    results.push(...(await measure("after ingest", client, server.url, built.raw, users, queries, concurrency, k)));
     const rssAfterRecall = server.rssMiB();
     const cacheAfterRecall = await cacheCounters(server);
     process.stdout.write(`hot rows after the first recall phase: ${JSON.stringify(cacheAfterRecall)}\n`);
@@ -151,9 +171,9 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     if (writes > 0) {
       process.stdout.write(`${writes} single-row Remember calls at 16 concurrent: ${written.seconds.toFixed(1)} s (${Math.round(written.perSecond)}/s)\n`);
       process.stdout.write(`hot rows after the writes: ${JSON.stringify(cacheAfterWrites)}\n`);
-      results.push(...(await measure(`+${writes} writes`, client, built.raw, users, queries, concurrency, k)));
+      results.push(...(await measure(`+${writes} writes`, client, server.url, built.raw, users, queries, concurrency, k)));
       await waitForMaintenance(server, 180_000, writesFrom);
-      results.push(...(await measure(`+${writes}, maintained`, client, built.raw, users, queries, concurrency, k)));
+      results.push(...(await measure(`+${writes}, maintained`, client, server.url, built.raw, users, queries, concurrency, k)));
     }
     const rss = server.rssMiB();
     const cache = await cacheCounters(server);
@@ -198,4 +218,5 @@ async function waitForMaintenance(server: ServerProcess, timeoutMs: number, from
 
 const runs = [await run(Number(args.users), Number(args["per-user"]))];
 if (args.full) runs.push(await run(1000, 1000));
+await apiTimer.close();
 process.stdout.write(`\nwrote ${writeResults("recall", { args, runs })}\n`);

@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -72,6 +73,11 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     while ((nl = buffer.indexOf("\n")) >= 0) {
       const text = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
+      // BENCH_SERVER_LOG=path keeps every server line (a timeline to read beside the figures).
+      if (process.env.BENCH_SERVER_LOG) appendFileSync(process.env.BENCH_SERVER_LOG, `${text}\n`);
+      // One line per call: parsing and keeping them all would load the measuring process (its GC
+      // pauses land in every latency it reports), and no bench reads them.
+      if (text.includes('"msg":"rpc"') && text.includes('"code":"ok"')) continue;
       try {
         logs.push(JSON.parse(text) as LogLine);
       } catch {
