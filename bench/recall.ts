@@ -9,6 +9,10 @@
  * raw-LanceDB baseline on an identically shaped table in the same run → 10k single-row Remember
  * calls (concurrent) → recall again, right away and after background maintenance has run.
  * Prints tables and writes bench/results/recall-*.json.
+ *
+ * Diagnostics: BENCH_SERVER_LOG=file keeps the server's log lines, BENCH_SAMPLES_FILE=file each
+ * API call's start, duration and user, and BENCH_SERVER_NODE_OPTIONS reaches the server alone
+ * (e.g. `--import` of a GC observer), so slow calls can be lined up with what the server did.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -26,7 +30,9 @@ const { values: args } = parseArgs({
   options: {
     users: { type: "string", default: "100" },
     "per-user": { type: "string", default: "1000" },
-    queries: { type: "string", default: "400" },
+    // 2,000 per phase: at 8 in flight one server pause delays 8 calls at once, which in 400 calls
+    // would be 2% of the phase — its p99 would be that one event, not the tail of the distribution.
+    queries: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "8" },
     writes: { type: "string", default: "10000" },
     k: { type: "string", default: "10" },

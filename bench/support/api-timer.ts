@@ -5,6 +5,7 @@
  * landed in whichever API call was in flight). What remains in an API figure is the call itself:
  * a Connect client over one HTTP/2 connection, as an application would hold it.
  */
+import { appendFileSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 import { memoryClient } from "./client.js";
 import { pool, since } from "./stats.js";
@@ -23,12 +24,17 @@ parentPort?.on("message", async (req: TimerRequest) => {
   let client = clients.get(req.url);
   if (!client) clients.set(req.url, (client = memoryClient(req.url)));
   const samples: number[] = [];
+  // BENCH_SAMPLES_FILE=path appends each call's start (epoch ms), duration and user, to line up
+  // slow calls with the server's log (BENCH_SERVER_LOG) and GC timeline.
+  const trace: string[] = [];
   try {
     await pool(req.work.length, req.concurrency, async (i) => {
       const t = performance.now();
       await client.recall({ scope: { user: req.work[i].user }, query: req.work[i].text, k: req.k });
       samples.push(since(t));
+      trace.push(`${(performance.timeOrigin + t).toFixed(1)} ${samples[samples.length - 1].toFixed(2)} ${req.work[i].user} c${req.concurrency}`);
     });
+    if (process.env.BENCH_SAMPLES_FILE) appendFileSync(process.env.BENCH_SAMPLES_FILE, `${trace.join("\n")}\n`);
     parentPort?.postMessage({ samples });
   } catch (error) {
     parentPort?.postMessage({ error: String(error) });

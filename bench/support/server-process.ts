@@ -61,7 +61,12 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const child: ChildProcess = spawn(
     process.execPath,
     [...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
-    { cwd: ROOT, env: { ...MALLOC_ENV, ...process.env, LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: ROOT,
+      // BENCH_SERVER_NODE_OPTIONS reaches the server only (e.g. `--import` of a GC observer).
+      env: { ...MALLOC_ENV, ...process.env, NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "", LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   const logs: LogLine[] = [];
   const waiters: { match: (l: LogLine) => boolean; from: number; resolve: (l: LogLine) => void }[] = [];
