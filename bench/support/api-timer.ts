@@ -26,15 +26,16 @@ parentPort?.on("message", async (req: TimerRequest) => {
   const samples: number[] = [];
   // BENCH_SAMPLES_FILE=path appends each call's start (epoch ms), duration and user, to line up
   // slow calls with the server's log (BENCH_SERVER_LOG) and GC timeline.
+  const tracing = process.env.BENCH_SAMPLES_FILE;
   const trace: string[] = [];
   try {
     await pool(req.work.length, req.concurrency, async (i) => {
       const t = performance.now();
       await client.recall({ scope: { user: req.work[i].user }, query: req.work[i].text, k: req.k });
       samples.push(since(t));
-      trace.push(`${(performance.timeOrigin + t).toFixed(1)} ${samples[samples.length - 1].toFixed(2)} ${req.work[i].user} c${req.concurrency}`);
+      if (tracing) trace.push(`${(performance.timeOrigin + t).toFixed(1)} ${samples[samples.length - 1].toFixed(2)} ${req.work[i].user} c${req.concurrency}`);
     });
-    if (process.env.BENCH_SAMPLES_FILE) appendFileSync(process.env.BENCH_SAMPLES_FILE, `${trace.join("\n")}\n`);
+    if (tracing) appendFileSync(tracing, `${trace.join("\n")}\n`);
     parentPort?.postMessage({ samples });
   } catch (error) {
     parentPort?.postMessage({ error: String(error) });
