@@ -18,6 +18,8 @@ import { localDirectory } from "./disk-usage.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
 import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
+import { conversationCodec, conversationSchema, messageCodec, messageSchema } from "./conversation-codec.js";
+import type { ConversationRecord, MessageRecord } from "../../core/conversations/conversation-record.js";
 import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { CacheBudget, type CacheCounters } from "./cache-budget.js";
@@ -101,11 +103,24 @@ const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   scalarIndexes: ["user"],
 };
 
+const CONVERSATIONS: TableKind<ConversationRecord> = {
+  name: "conversations",
+  schema: conversationSchema,
+  codec: conversationCodec,
+  scalarIndexes: ["user", "id"],
+};
+const CONVERSATION_MESSAGES: TableKind<MessageRecord> = {
+  name: "conversation_messages",
+  schema: messageSchema,
+  codec: messageCodec,
+  scalarIndexes: ["user", "session"],
+};
+
 const AUDIT: TableKind<AuditRecord> = { name: "audit", schema: auditSchema, codec: auditCodec };
 const RETENTION: TableKind<RetentionRecord> = { name: "retention", schema: retentionSchema, codec: retentionCodec };
 
 /** Every table kind this build knows (a kind missing here is still found on disk by `personalTables`). */
-export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION];
+export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION, CONVERSATIONS, CONVERSATION_MESSAGES];
 
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
@@ -162,6 +177,14 @@ export class LanceStore implements Store {
 
   retention(tenant: string): Promise<LanceCollection<RetentionRecord>> {
     return this.collection(tenant, RETENTION);
+  }
+
+  conversations(tenant: string): Promise<LanceCollection<ConversationRecord>> {
+    return this.collection(tenant, CONVERSATIONS);
+  }
+
+  conversationMessages(tenant: string): Promise<LanceCollection<MessageRecord>> {
+    return this.collection(tenant, CONVERSATION_MESSAGES);
   }
 
   /**
