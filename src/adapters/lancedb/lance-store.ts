@@ -108,12 +108,17 @@ const CONVERSATIONS: TableKind<ConversationRecord> = {
   schema: conversationSchema,
   codec: conversationCodec,
   scalarIndexes: ["user", "id"],
+  // Every call reads one end-user's conversations: served from memory (no vectors to hold).
+  partitionColumn: "user",
+  hotVectors: false,
 };
 const CONVERSATION_MESSAGES: TableKind<MessageRecord> = {
   name: "conversation_messages",
   schema: messageSchema,
   codec: messageCodec,
   scalarIndexes: ["user", "session"],
+  partitionColumn: "user",
+  hotVectors: false,
 };
 
 const AUDIT: TableKind<AuditRecord> = { name: "audit", schema: auditSchema, codec: auditCodec };
@@ -319,7 +324,8 @@ export class LanceStore implements Store {
     const { partitionColumn } = kind;
     const { vectorColumn, textColumn } = kind.codec;
     if (!partitionColumn) return undefined;
-    if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
+    // A kind without vectors is cached only when it says so (`hotVectors: false`): rows alone.
+    if (this.budget.maxBytes <= 0 || (!vectorColumn && kind.hotVectors !== false)) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
     const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };

@@ -43,7 +43,9 @@ export class Conversations {
 
   /** The conversation, if it lies in the caller's scope; else NOT_FOUND (another end-user's too). */
   async load(tenant: string, key: ScopeKey, id: string): Promise<ConversationRecord> {
-    const [row] = await (await this.deps.store.conversations(tenant)).get([id]);
+    const table = await this.deps.store.conversations(tenant);
+    // Naming the end-user lets the store answer from that user's rows in memory.
+    const [row] = key.user === "" ? await table.get([id]) : await table.find(where.and(where.eq("user", key.user), where.eq("id", id)), { withoutVector: true });
     if (!row || !inScope(key, row)) throw notFound("conversation", id);
     return row;
   }
@@ -95,7 +97,7 @@ export class Conversations {
       q.until === undefined ? undefined : where.lt("updated_at", q.until),
       after ? where.or(where.lt("updated_at", after.at), where.and(where.eq("updated_at", after.at), where.gt("id", after.id))) : undefined,
     );
-    const rows = await (await this.deps.store.conversations(tenant)).find(condition);
+    const rows = await (await this.deps.store.conversations(tenant)).find(condition, { withoutVector: true });
     rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = rows.slice(0, q.size);
     const last = page[page.length - 1];

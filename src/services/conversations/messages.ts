@@ -116,6 +116,7 @@ export async function listMessages(
       q.since === undefined ? undefined : where.gt("created_at", q.since),
       after === null ? undefined : q.newestFirst ? where.lt("position", after.at) : where.gt("position", after.at),
     ),
+    { withoutVector: true },
   );
   rows.sort((a, b) => (q.newestFirst ? b.position - a.position : a.position - b.position));
   const page = rows.slice(0, q.size);

@@ -14,7 +14,7 @@ export async function trimConversationMessages(store: Store, tenant: string, use
   let removed = 0;
   for (let i = 0; i < turnIds.length; i += CHUNK) {
     const these = where.and(where.eq("user", user), where.in("id", turnIds.slice(i, i + CHUNK)));
-    const gone = await messages.find(these);
+    const gone = await messages.find(these, { withoutVector: true });
     if (gone.length === 0) continue;
     for (const m of gone) perConversation.set(m.session, (perConversation.get(m.session) ?? 0) + 1);
     removed += await messages.delete(these);
