@@ -1,4 +1,4 @@
-import { autoTitle, preview } from "../../core/conversations/title.js";
+import { preview } from "../../core/conversations/title.js";
 import type { ConversationRecord, MessageRecord } from "../../core/conversations/conversation-record.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { where } from "../../ports/condition.js";
@@ -8,6 +8,7 @@ import { episodeId, rememberAll, type RememberInput } from "../memory/remember.j
 import type { Conversations } from "./conversations.js";
 import { decodeCursor, encodeCursor } from "./cursor-token.js";
 import type { MessageInput } from "./requests.js";
+import { titleFor } from "./title-model.js";
 
 /** What an append stored. */
 export interface AppendResult {
@@ -85,10 +86,12 @@ export async function appendMessages(
       throw error;
     }
     const firstUser = input.find((m) => m.role === "user");
+    const title = c.title === "" && !c.titleGiven && firstUser ? await titleFor(deps, tenant, firstUser.content) : "";
     const last = input[input.length - 1];
     const [conversation] = await (await deps.store.conversations(tenant)).patch([id], (row) => ({
       ...row,
-      title: row.title === "" && !row.titleGiven && firstUser ? autoTitle(firstUser.content) : row.title,
+      // An UpdateConversation cannot have run meanwhile (same lock); the check keeps a title given by one anyway.
+      title: title !== "" && row.title === "" && !row.titleGiven ? title : row.title,
       messageCount: row.messageCount + rows.length,
       lastPosition: row.lastPosition + rows.length,
       lastMessageAt: createdAt[createdAt.length - 1],

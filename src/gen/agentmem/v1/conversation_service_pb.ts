@@ -37,8 +37,8 @@ export type Conversation = Message<"agentmem.v1.Conversation"> & {
   scope?: Scope | undefined;
 
   /**
-   * Given at creation or by UpdateConversation; else the first sentence of the first user
-   * message (at most 80 characters).
+   * Given at creation or by UpdateConversation; else made from the first user message (at most
+   * 80 characters): by one short call when a chat model is configured, else its first sentence.
    *
    * @generated from field: string title = 3;
    */
