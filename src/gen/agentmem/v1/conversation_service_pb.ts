@@ -521,7 +521,7 @@ export type DeleteConversationResponse = Message<"agentmem.v1.DeleteConversation
   memories: bigint;
 
   /**
-   * Message traces.
+   * Message records (each message's position and trace).
    *
    * @generated from field: int64 traces = 3;
    */
