@@ -559,8 +559,8 @@ export type AppendMessagesRequest = Message<"agentmem.v1.AppendMessagesRequest">
   messages: ConversationMessage[];
 
   /**
-   * Run the fact extractor on the messages as Add does (the raw turns are kept either way)
-   * instead of storing each message verbatim as a memory.
+   * Run the fact extractor on the messages as Add does (the raw turns are kept either way, and
+   * share the latest observed_at as Add's do) instead of storing each message verbatim as a memory.
    *
    * @generated from field: bool infer = 4;
    */
