@@ -1,7 +1,8 @@
 // Conversations bench: one end-user with N conversations (default 1,000, each with a short
-// exchange), then ListConversations walked page by page (50 a page, newest activity first) over a
-// real HTTP/2 server on loopback with the hash embedder. Also times GetConversation,
-// ListMessages and AppendMessages. Prints a table and writes bench/results/conversations.json.
+// exchange), then ListConversations walked page by page (50 a page, newest activity first) over
+// HTTP/2 on loopback against a server process (`agentmem serve --embedder hash`, built as
+// `npm start` runs it). Also times GetConversation, ListMessages and AppendMessages. Prints a
+// table and writes bench/results/conversations.json.
 // Usage: npm run bench:conversations -- [--conversations 1000] [--rounds 10] [--page 50]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -10,11 +11,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { pino } from "pino";
-import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
-import { loadConfig } from "../src/config.js";
 import { ConversationService } from "../src/gen/agentmem/v1/conversation_service_pb.js";
-import { startServer } from "../src/server/server.js";
+import { startServerProcess } from "./support/server-process.js";
 import { pool, printTable, since, summarize } from "./support/stats.js";
 
 const { values } = parseArgs({
@@ -25,8 +23,7 @@ const ROUNDS = Number(values.rounds);
 const PAGE = Number(values.page);
 
 const dir = await mkdtemp(join(tmpdir(), "agentmem-conversations-"));
-const config = loadConfig({ data: dir, port: 0, host: "127.0.0.1", embedder: "hash" }, { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent" });
-const server = await startServer(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
+const server = await startServerProcess({ data: dir });
 const client = createClient(ConversationService, createConnectTransport({ baseUrl: server.url, httpVersion: "2", useBinaryFormat: true }));
 const scope = { user: "bench-user", agent: "assistant" };
 
@@ -101,7 +98,7 @@ const result = {
   command: `npm run bench:conversations -- --conversations ${COUNT} --rounds ${ROUNDS} --page ${PAGE}`,
   cores: availableParallelism(),
   load: { start: load0, end: loadavg()[0] },
-  note: "shared machine; real HTTP/2 server on loopback, binary Connect, hash embedder, LanceDB in a temp dir",
+  note: "shared machine; server process on loopback (HTTP/2, binary Connect), hash embedder, LanceDB in a temp dir",
   conversations: COUNT,
   fillSeconds,
   table,
@@ -109,5 +106,5 @@ const result = {
 const out = join(import.meta.dirname, "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "conversations.json"), `${JSON.stringify(result, null, 2)}\n`);
-await server.close();
+await server.stop();
 await rm(dir, { recursive: true, force: true });
