@@ -43,7 +43,7 @@ export function createConversationService(deps: ServiceDeps): ServiceImpl<typeof
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
       const { key, id } = target(req);
       const row = await conversations.update(tenant, key, id, updateInput(req));
-      noteAudit(ctx, {}, row);
+      noteAudit(ctx, {}, { ...key, session: id });
       return { conversation: conversationToProto(tenant, row) };
     },
 
