@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { registerAddCommand } from "./cli/add-command.js";
+import { registerConversationCommands } from "./cli/conversation-commands.js";
 import { describeCliError } from "./cli/errors.js";
 import { registerImportCommand } from "./cli/import-command.js";
 import { registerMemoryCommands } from "./cli/memory-commands.js";
@@ -49,6 +50,7 @@ export function createProgram(): Command {
   registerAddCommand(program);
   registerImportCommand(program);
   registerPrivacyCommands(program);
+  registerConversationCommands(program);
   registerReembedCommand(program);
   return program;
 }
