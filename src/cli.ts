@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { registerAddCommand } from "./cli/add-command.js";
 import { describeCliError } from "./cli/errors.js";
 import { registerImportCommand } from "./cli/import-command.js";
+import { registerMcpCommand } from "./cli/mcp-command.js";
 import { registerMemoryCommands } from "./cli/memory-commands.js";
 import { registerPrivacyCommands } from "./cli/privacy-commands.js";
 import { registerReembedCommand } from "./cli/reembed-command.js";
@@ -50,6 +51,7 @@ export function createProgram(): Command {
   registerImportCommand(program);
   registerPrivacyCommands(program);
   registerReembedCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 
