@@ -6,7 +6,7 @@
  *   npm run bench:facts                       # 10k facts, 200 searches, 40 Adds (about 1–2 min)
  *   npm run bench:facts -- --facts 2000 --searches 50 --adds 10
  *
- * Prints tables and writes bench/results/facts-*.json.
+ * Prints tables and writes bench/results/facts.json.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

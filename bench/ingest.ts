@@ -7,7 +7,7 @@
  * Reports rows/s (wall clock and per server CPU second, which is steadier on a shared machine),
  * the mean commit group size of concurrent single Remember calls (from the server's `write stats`
  * log), fragments and versions created, and how long background maintenance takes to fold them
- * and what it does to recall latency. Prints tables and writes bench/results/ingest-*.json.
+ * and what it does to recall latency. Prints tables and writes bench/results/ingest.json.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 // Lifecycle bench: drift scoring (pure math and the Check RPC with the `use` embedder), Rollup of
 // 100-source scopes and the Usage RPC, in process over a real LanceDB in a temp dir.
-// Prints a table and writes bench/results/lifecycle-<time>.json.
+// Prints a table and writes bench/results/lifecycle.json.
 // Usage: npx tsx bench/lifecycle.ts [--checks 200] [--users 20] [--per-user 100]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 // Load bench: 32 concurrent loopback clients mixing Remember (40%), Recall (40%) and Process (20%)
 // against a real `agentmem serve --embedder hash` process for 20 s; then every acknowledged write
-// is read back. Prints throughput and latency per operation and writes bench/results/load-*.json.
+// is read back. Prints throughput and latency per operation and writes bench/results/load.json.
 // Usage: npm run bench:load -- [--seconds 20] [--clients 32] [--sources]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -10,7 +10,7 @@
  * (+ ` [shares <caption>]`), observed_at = session time, name = speaker, trace_number = position
  * in the session, tag dia_id. Then Recall k=10 for every question of category 1–4; a hit counts
  * when its dia_id tag is gold evidence. The server is the real one (startServer, `use` embedder,
- * no LLM), called over HTTP. Prints tables and writes bench/results/locomo-*.json.
+ * no LLM), called over HTTP. Prints tables and writes bench/results/locomo.json.
  */
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

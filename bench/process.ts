@@ -5,7 +5,7 @@
  *   npm run bench:process -- --million    # also 1M memories (opt-in: ~30+ min)
  *
  * Runs the built CLI (`bin/agentmem.js`; the npm script builds first). Prints tables and writes
- * bench/results/process-*.json.
+ * bench/results/process.json.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -8,7 +8,7 @@
  * Phases: ingest through RememberBatch → recall (sequential, then 8 concurrent clients) next to a
  * raw-LanceDB baseline on an identically shaped table in the same run → 10k single-row Remember
  * calls (concurrent) → recall again, right away and after background maintenance has run.
- * Prints tables and writes bench/results/recall-*.json.
+ * Prints tables and writes bench/results/recall.json.
  *
  * Diagnostics: BENCH_SERVER_LOG=file keeps the server's log lines, BENCH_SAMPLES_FILE=file each
  * API call's start, duration and user, and BENCH_SERVER_NODE_OPTIONS reaches the server alone

@@ -43,7 +43,7 @@ export interface Config {
     readonly hotRowsMB: number;
     /** Seconds between checks for other processes' writes (`AGENTMEM_READ_CONSISTENCY_SECONDS`, default 0: every read). */
     readonly readConsistencySeconds: number;
-    /** Other server processes write the same data directory (`AGENTMEM_SHARED_WRITERS=1`, default off; see README "Running replicas"). */
+    /** Other server processes write the same data directory (`AGENTMEM_SHARED_WRITERS=1`, default off; see docs/operations.md "Running replicas"). */
     readonly sharedWriters: boolean;
     /** Seconds between maintenance passes (`AGENTMEM_MAINTENANCE_SECONDS`, default 30; 0 turns them off). */
     readonly maintenanceSeconds: number;

@@ -24,7 +24,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** The allocator settings `npm start` uses (see README "Memory"), unless the caller's environment sets them. */
+/** The allocator settings `npm start` uses (see docs/operations.md "Memory"), unless the caller's environment sets them. */
 const MALLOC_ENV = { MALLOC_ARENA_MAX: "1", MALLOC_TRIM_THRESHOLD_: "1048576" };
 
 /** A free loopback port. */

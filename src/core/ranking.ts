@@ -16,7 +16,7 @@ export interface FusionWeights {
 
 /**
  * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
- * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (README).
+ * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (docs/recall.md).
  */
 export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
 

@@ -278,7 +278,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    * The stored ids among these records' ids, when the hot rows can tell: every partition the
    * records fall in is held (loaded now if needed, for a few users) and current. `undefined` → ask the engine (merge).
    * Called inside the write queue, so no other write of this process lands in between; another
-   * process appending the same new id at the same instant could still add it twice (see README).
+   * process appending the same new id at the same instant could still add it twice (see docs/operations.md).
    */
   private async storedIds(records: readonly T[], partitionKeys: readonly string[]): Promise<Set<string> | undefined> {
     const rows = this.hot?.rows;

@@ -15,7 +15,7 @@ export interface DriftCalibration {
 
 /**
  * Measured on the `use` embedder (Universal Sentence Encoder lite) with the sentences in
- * `test/fixtures/drift-calibration.ts` (summarised in the README, "Calibration"): on-topic
+ * `test/fixtures/drift-calibration.ts` (summarised in docs/lifecycle.md, "Calibration"): on-topic
  * answers sit at cos 0.41–0.76 to their goal, off-topic ones at −0.04–0.25, related-but-off-goal
  * ones around 0.27–0.37. This band puts the first on NUDGE or better, the last on CORRECT and
  * every off-topic answer on BLOCK.

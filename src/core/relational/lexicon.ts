@@ -4,7 +4,7 @@ import type { Emotion } from "./mood.js";
 // after apostrophes are normalised to '. A cue preceded within three words by a negator ("not",
 // "never", "don't" …) does not count, so "I'm not worried" detects nothing.
 
-/** Emotion cue phrases (documented in the README's relational section). */
+/** Emotion cue phrases (documented in docs/relational.md). */
 export const EMOTION_CUES: Readonly<Record<Emotion, readonly string[]>> = {
   anxiety: [
     "worr(?:y|ied|ies|ying)", "anxious", "anxiety", "nervous", "scared", "afraid", "frightened", "terrified",

@@ -1,17 +1,18 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProgram } from "../../src/cli.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const doc = (name: string) => readFileSync(join(ROOT, name), "utf8");
+const API = doc("docs/api.md");
 
-/** The fenced blocks that follow a `<!-- docs-test: KIND ARG -->` marker, in order. */
+/** The fenced blocks of docs/api.md that follow a `<!-- docs-test: KIND ARG -->` marker, in order. */
 function testedBlocks(kind: string): { arg: string; body: string }[] {
   const re = /<!-- docs-test: (\S+)(?: (\S+))? -->\n```\w*\n([\s\S]*?)```/g;
-  return [...README.matchAll(re)].filter((m) => m[1] === kind).map((m) => ({ arg: m[2] ?? "", body: m[3] }));
+  return [...API.matchAll(re)].filter((m) => m[1] === kind).map((m) => ({ arg: m[2] ?? "", body: m[3] }));
 }
 
 /** Shell lines of a block, with `\` continuations joined. */
@@ -39,7 +40,7 @@ afterEach(async () => {
 });
 
 // The snippets spawn the CLI and tsx; on a loaded 2-core machine one spawn can take seconds.
-describe("README snippets, run against a real server", { timeout: 180_000 }, () => {
+describe("docs/api.md snippets, run against a real server", { timeout: 180_000 }, () => {
   it("curl and buf curl commands answer as the text says", async () => {
     const real = (server = await startRealServer());
     const blocks = testedBlocks("sh");
@@ -68,7 +69,7 @@ describe("README snippets, run against a real server", { timeout: 180_000 }, () 
     expect(JSON.parse(grpcRecall).hits[0].memory).toBe("I had knee surgery in March");
   });
 
-  it("the TypeScript examples are in the README verbatim and run", async () => {
+  it("the TypeScript examples are in docs/api.md verbatim and run", async () => {
     const real = (server = await startRealServer());
     const examples = testedBlocks("example");
     expect(examples.map((e) => e.arg)).toEqual(["examples/chat-turn.ts", "examples/maya-move.ts"]);
@@ -111,17 +112,28 @@ describe("README snippets, run against a real server", { timeout: 180_000 }, () 
   });
 });
 
-describe("README reference tables", () => {
+describe("reference tables in docs/", () => {
+  it("README stays a front door that links every manual page", () => {
+    const readme = doc("README.md");
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+    for (const page of readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md"))) expect(readme, page).toContain(`(docs/${page})`);
+  });
+
+  it("docs/benchmarks.md is what scripts/bench-tables.mjs renders from bench/results", async () => {
+    const { render } = (await import(join(ROOT, "scripts", "bench-tables.mjs"))) as { render: () => string };
+    expect(doc("docs/benchmarks.md")).toBe(render());
+  });
+
   it("name every setting src/config.ts reads", () => {
     const source = readFileSync(join(ROOT, "src", "config.ts"), "utf8");
     const names = [...new Set([...source.matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]))];
     expect(names.length).toBeGreaterThan(10);
-    const reference = README.slice(README.indexOf("## Configuration reference"));
+    const reference = doc("docs/configuration.md");
     for (const name of names) expect(reference, name).toContain(`\`${name}\``);
   });
 
   it("name every CLI command", () => {
-    const table = README.slice(README.indexOf("| command | what it does |"));
+    const table = API.slice(API.indexOf("| command | what it does |"));
     for (const c of createProgram().commands) expect(table, c.name()).toContain(`| \`${c.name()}`);
   });
 });
