@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,6 +54,34 @@ describe("agentmem mcp over stdio", { timeout: 180_000 }, () => {
     await ok(client, "remember", { text: "the default user likes chess" });
     const rel = (await client.readResource({ uri: "agentmem://users/default/profile" })).contents[0] as { text: string };
     expect(JSON.parse(rel.text).user).toBe("default");
+  });
+
+  it("stdout carries only JSON-RPC messages; the logs go to stderr", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agentmem-mcp-"));
+    dirs.push(dir);
+    const child = spawn(process.execPath, [BIN, "mcp", "--data", dir, "--embedder", "hash"], {
+      env: { ...process.env, AGENTMEM_LOG_LEVEL: "info", AGENTMEM_API_KEYS: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    const answered = async (id: number) => {
+      while (!stdout.split("\n").some((l) => l.includes(`"id":${id}`))) await new Promise((r) => setTimeout(r, 50));
+    };
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    await answered(1);
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "remember", arguments: { text: "raw stdio check" } } });
+    await answered(2);
+    child.stdin.end();
+    await new Promise((r) => child.once("exit", r));
+    const lines = stdout.split("\n").filter((l) => l !== "");
+    for (const line of lines) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    expect(lines.length).toBe(2);
+    expect(stderr).toContain("agentmem.v1.MemoryService/Remember");
   });
 
   describe("--url: through a running server with a key", () => {
