@@ -90,6 +90,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
   rollups.start();
   let serving = true;
+  // One implementation per service, whichever routers serve it (HTTP adapter, in-process MCP
+  // transport): per-user locks and barriers inside a service must be shared by every door.
+  const memoryService = createMemoryService(deps);
+  const driftService = createDriftService(deps);
+  const relationalService = createRelationalService(deps);
+  const privacyService = createPrivacyService(deps);
   return {
     deps,
     store,
@@ -97,10 +103,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     watchdog,
     routes(baseRouter) {
       const router = withUsageAttribution(baseRouter, usage);
-      router.service(MemoryService, createMemoryService(deps));
-      router.service(DriftService, createDriftService(deps));
-      router.service(RelationalService, createRelationalService(deps));
-      router.service(PrivacyService, createPrivacyService(deps));
+      router.service(MemoryService, memoryService);
+      router.service(DriftService, driftService);
+      router.service(RelationalService, relationalService);
+      router.service(PrivacyService, privacyService);
       router.service(ConversationService, createConversationService(deps));
       registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, ConversationService, Health];

@@ -3,6 +3,7 @@ import { registerAddCommand } from "./cli/add-command.js";
 import { registerConversationCommands } from "./cli/conversation-commands.js";
 import { describeCliError } from "./cli/errors.js";
 import { registerImportCommand } from "./cli/import-command.js";
+import { registerMcpCommand } from "./cli/mcp-command.js";
 import { registerMemoryCommands } from "./cli/memory-commands.js";
 import { registerPrivacyCommands } from "./cli/privacy-commands.js";
 import { registerReembedCommand } from "./cli/reembed-command.js";
@@ -52,6 +53,7 @@ export function createProgram(): Command {
   registerPrivacyCommands(program);
   registerConversationCommands(program);
   registerReembedCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 

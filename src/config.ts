@@ -198,3 +198,30 @@ export function loadClientConfig(flags: { url?: string; key?: string } = {}, env
   const apiKey = flags.key ?? (env.AGENTMEM_API_KEY || undefined);
   return Object.freeze({ url: url.replace(/\/+$/, ""), apiKey });
 }
+
+/** Who `agentmem mcp` (stdio) acts for: one end-user, agent and namespace per session. */
+export interface McpConfig {
+  /** End-user every tool acts for (`--user` > `AGENTMEM_MCP_USER` > `default`). */
+  readonly user: string;
+  /** Scope agent (`--agent` > `AGENTMEM_MCP_AGENT`; default empty = all). */
+  readonly agent: string;
+  /** Scope namespace (`--namespace` > `AGENTMEM_MCP_NAMESPACE`; default empty = all). */
+  readonly namespace: string;
+}
+
+const mcpSchema = z.object({
+  user: z.string().regex(SCOPE_VALUE, "--user must be 1–128 characters of [A-Za-z0-9_.:@-]"),
+  agent: z.string().regex(SCOPE_VALUE, "--agent must be 1–128 characters of [A-Za-z0-9_.:@-]").or(z.literal("")),
+  namespace: z.string().regex(SCOPE_VALUE, "--namespace must be 1–128 characters of [A-Za-z0-9_.:@-]").or(z.literal("")),
+});
+
+/** Reads the MCP session's scope from flags > env > defaults. */
+export function loadMcpConfig(flags: { user?: string; agent?: string; namespace?: string } = {}, env: NodeJS.ProcessEnv = process.env): McpConfig {
+  const parsed = mcpSchema.safeParse({
+    user: flags.user ?? (env.AGENTMEM_MCP_USER || "default"),
+    agent: flags.agent ?? env.AGENTMEM_MCP_AGENT ?? "",
+    namespace: flags.namespace ?? env.AGENTMEM_MCP_NAMESPACE ?? "",
+  });
+  if (!parsed.success) throw new Error(`invalid configuration: ${parsed.error.issues[0].message}`);
+  return Object.freeze(parsed.data);
+}

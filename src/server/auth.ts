@@ -15,17 +15,21 @@ export function keyIdOf(key: string): string {
   return createHash("sha256").update(key).digest("hex").slice(0, 12);
 }
 
+/** Resolves an `Authorization` header to a principal, or throws UNAUTHENTICATED. */
+export type Authenticator = (header: string | null) => Principal;
+
 /**
- * Resolves `Authorization: Bearer KEY` to a principal and checks the RPC's role. Without keys
- * configured every caller is a dev-mode admin. Keys are compared as SHA-256 digests in constant
- * time, against every configured key, and never logged.
+ * Checks `Authorization: Bearer KEY` against the configured keys. Without keys every caller is a
+ * dev-mode admin. Keys are compared as SHA-256 digests in constant time, against every configured
+ * key, and never logged.
  */
-export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
+export function createAuthenticator(keys: readonly ApiKey[]): Authenticator {
   const entries: KeyEntry[] = keys.map((k) => ({
     digest: createHash("sha256").update(k.key).digest(),
     principal: { keyId: keyIdOf(k.key), tenant: k.tenant, role: k.role },
   }));
-  const authenticate = (header: string | null): Principal => {
+  return (header) => {
+    if (entries.length === 0) return { keyId: "dev", tenant: null, role: "admin" };
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
     if (!token) throw new AgentMemError("UNAUTHENTICATED", "MISSING_API_KEY", "send an API key as `Authorization: Bearer KEY`");
     const digest = createHash("sha256").update(token).digest();
@@ -34,11 +38,16 @@ export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
     if (!found) throw new AgentMemError("UNAUTHENTICATED", "INVALID_API_KEY", "the API key is not valid");
     return found;
   };
+}
+
+/** Resolves the caller with {@link createAuthenticator} and checks the RPC's role. */
+export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
+  const authenticate = createAuthenticator(keys);
   return (next) => async (req) => {
     const method = `${req.service.typeName}/${req.method.name}`;
     const need = requiredRole(method);
     if (need === null) return next(req);
-    const principal: Principal = entries.length === 0 ? { keyId: "dev", tenant: null, role: "admin" } : authenticate(req.header.get("authorization"));
+    const principal = authenticate(req.header.get("authorization"));
     // Set before the role check so the audit trail can name the key a refused call came from.
     req.contextValues.set(principalKey, principal);
     if (!roleAllows(principal.role, need)) {
@@ -47,4 +56,3 @@ export function createAuthInterceptor(keys: readonly ApiKey[]): Interceptor {
     return next(req);
   };
 }
-

@@ -11,6 +11,8 @@ export interface HttpRoutesOptions {
   api: DualHandler;
   /** Answers `GET /metrics`. Default: `/metrics` goes to `api` (and 404s there). */
   metrics?: Metrics;
+  /** Answers `/mcp` (MCP Streamable HTTP). Default: `/mcp` goes to `api` (and 404s there). */
+  mcp?: DualHandler;
   /** The built web page (index.html, app.js, style.css). Default: {@link defaultUiDir}. */
   uiDir?: string;
 }
@@ -56,7 +58,7 @@ function send(res: AnyResponse, status: number, headers: Head, body: string | Bu
 
 /**
  * Wraps the API handler: `GET /ui`, `/ui/*` serve the explorer page, `GET /metrics` the
- * Prometheus text; every other request goes to the API untouched.
+ * Prometheus text, `/mcp` the MCP endpoint; every other request goes to the API untouched.
  */
 export function createHttpRoutes(options: HttpRoutesOptions): DualHandler {
   const { api, metrics } = options;
@@ -92,6 +94,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): DualHandler {
       );
       return;
     }
+    if (path === "/mcp" && options.mcp) return options.mcp(req, res);
     api(req, res);
   };
 }

@@ -1,9 +1,10 @@
+import { createRouterTransport } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { type App, type AppOverrides, createApp } from "../app.js";
 import type { Config } from "../config.js";
-import { createAuditInterceptor } from "./audit-interceptor.js";
-import { createAuthInterceptor } from "./auth.js";
-import { createErrorInterceptor } from "./error-interceptor.js";
+import { createMcpHttpHandler } from "../mcp/http-endpoint.js";
+import { createApiInterceptors } from "./api-interceptors.js";
+import { createAuthenticator } from "./auth.js";
 import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -30,15 +31,24 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     metrics.modelTokens.inc({ kind: "chat_prompt" }, d.llmPromptTokens);
     metrics.modelTokens.inc({ kind: "chat_completion" }, d.llmCompletionTokens);
   });
+  const interceptors = [metrics.interceptor, ...createApiInterceptors(config, app, logger)];
   const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)],
+    interceptors,
     readMaxBytes: config.maxBodyBytes,
     // Compress only large responses: a recall's few KB cost more to gzip and gunzip than to send.
     compressMinBytes: 64 * 1024,
     jsonOptions: { ignoreUnknownFields: false },
   });
-  const handler = createHttpRoutes({ api, metrics });
+  // MCP tools call the same routes through the same interceptors, in process.
+  const mcp = createMcpHttpHandler({
+    transport: createRouterTransport((router) => app.routes(router), { router: { interceptors, readMaxBytes: config.maxBodyBytes } }),
+    authenticate: createAuthenticator(config.apiKeys),
+    maxBodyBytes: config.maxBodyBytes,
+    devMode: config.apiKeys.length === 0,
+    logger,
+  });
+  const handler = createHttpRoutes({ api, metrics, mcp });
   const listener = createListener({ handler, logger });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
