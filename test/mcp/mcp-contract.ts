@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, it } from "vitest";
 
 /** Every tool any session offers; `erase_user` only where the caller may erase. */
-export const TOOLS = ["remember", "recall", "add_facts", "search_facts", "prompt_block", "forget", "history", "get_relationship", "process_turn", "drift_check"];
+export const TOOLS = ["remember", "recall", "add_facts", "search_facts", "prompt_block", "forget", "history", "get_relationship", "process_turn", "drift_check", "list_conversations", "list_messages"];
 
 /** Calls a tool and returns its result (never throws for a tool-level error). */
 export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -99,6 +99,14 @@ export function runMcpContract(factory: () => McpSessionFactory): void {
     expect((history.turns ?? []).filter((t) => t.content.startsWith("xxxx"))).toEqual([]);
     const recall = (await ok(client, "recall", { ...args, query: "x".repeat(100) })) as { hits?: { memory: string }[] };
     expect((recall.hits ?? []).filter((h) => h.memory.startsWith("xxxx"))).toEqual([]);
+  });
+
+  it("list_conversations answers for the user; list_messages of a conversation the user lacks is NOT_FOUND", async () => {
+    const { client, args } = await factory().connect("conversation_user");
+    const listed = (await ok(client, "list_conversations", { ...args, page_size: 10 })) as { conversations?: unknown[] };
+    expect(listed.conversations ?? []).toEqual([]);
+    const error = await refused(client, "list_messages", { ...args, conversation_id: "no-such-conversation" });
+    expect(error.code).toBe("NOT_FOUND");
   });
 
   it("process_turn twice: the second recalls the first and the relationship moves", async () => {
