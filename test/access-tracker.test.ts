@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
+import { PrivacyService } from "../src/gen/agentmem/v1/privacy_service_pb.js";
 import { createManualClock } from "../src/ports/clock.js";
 import { where } from "../src/ports/condition.js";
 import { AccessTracker } from "../src/services/memory/access-tracker.js";
@@ -110,5 +111,29 @@ describe("access marks", () => {
     expect(await storedUses(second.id)).toBeGreaterThan(0);
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     await busy.stop();
+  });
+
+  it("Erase drops the end-user's buffered marks: none lands after it, later memories count again", async () => {
+    const c = t.client(MemoryService);
+    const scope = { user: "erased-marks" };
+    const uses = await t.app.store.memoryUse("default");
+    const { memoryId } = await c.remember({ scope, content: "the locker code for the boathouse" });
+    await c.recall({ scope, query: "locker code boathouse", k: 1 });
+    await t.app.deps.access.flush();
+    await c.recall({ scope, query: "locker code boathouse", k: 1 });
+    expect(await uses.count(where.eq("user", scope.user))).toBe(1);
+    const erased = await t.client(PrivacyService).erase({ externalId: scope.user });
+    expect(erased.memories).toBe(1n);
+    // A recall that read the rows before the erasure and marks them after it.
+    t.app.deps.access.touch("default", [{ id: memoryId, user: scope.user, createdAt: clock.now().getTime() }], clock.now().getTime());
+    await t.app.deps.access.flush();
+    expect(await uses.count(where.eq("user", scope.user))).toBe(0);
+
+    clock.advance(1_000);
+    await c.remember({ scope, content: "the locker code for the boathouse" });
+    await c.recall({ scope, query: "locker code boathouse", k: 1 });
+    await t.app.deps.access.flush();
+    expect(await uses.count(where.eq("user", scope.user))).toBe(1);
+    expect(Number((await c.getMemory({ scope, id: memoryId })).memory!.accessCount)).toBe(1);
   });
 });

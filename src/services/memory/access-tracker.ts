@@ -49,6 +49,8 @@ export class AccessTracker {
   private flushing: Promise<void> = Promise.resolve();
   private running = false;
   private readonly stored: StoredUses;
+  /** Per tenant, end-users erased and when: marks of their memories created up to then are dropped. */
+  private readonly erased = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly store: Store,
@@ -83,7 +85,10 @@ export class AccessTracker {
     this.latest = now;
     let m = this.pending.get(tenant);
     if (!m) this.pending.set(tenant, (m = new Map()));
+    const erased = this.erased.get(tenant);
     for (const { id, user, createdAt } of memories) {
+      const erasedAt = erased?.get(user);
+      if (erasedAt !== undefined && createdAt <= erasedAt) continue;
       const e = m.get(id);
       if (e && e.createdAt === createdAt) {
         e.at = Math.max(at, e.at);
@@ -91,6 +96,24 @@ export class AccessTracker {
       } else {
         if (!e) this.size++;
         m.set(id, { at, count: 1, user, createdAt });
+      }
+    }
+  }
+
+  /**
+   * Drops the marks of the end-user's memories created up to `before` (epoch ms), buffered, being
+   * written, or arriving from a recall still running: erasure runs this before it empties the
+   * tables, so no mark of the end-user lands after it.
+   */
+  forgetUser(tenant: string, user: string, before: number): void {
+    let erased = this.erased.get(tenant);
+    if (!erased) this.erased.set(tenant, (erased = new Map()));
+    erased.set(user, Math.max(before, erased.get(user) ?? before));
+    for (const marks of [this.pending.get(tenant), this.writing.get(tenant)]) {
+      for (const [id, mark] of marks ?? []) {
+        if (mark.user !== user || mark.createdAt > before) continue;
+        marks!.delete(id);
+        if (marks === this.pending.get(tenant)) this.size--;
       }
     }
   }
@@ -150,12 +173,16 @@ export class AccessTracker {
           for (let from = 0; from < ids.length && !interrupted(); from += FLUSH_SLICE) {
             const slice = ids.slice(from, from + FLUSH_SLICE);
             const stored = await this.stored.of(tenant);
-            const rows = slice.map((id) => useRow(id, marks.get(id)!, stored.get(id)));
+            // Marks an erasure dropped meanwhile are gone from `marks`.
+            const rows = slice.flatMap((id) => {
+              const mark = marks.get(id);
+              return mark ? [useRow(id, mark, stored.get(id))] : [];
+            });
             await uses.upsert(rows);
             // In the same tick: a reader sees these uses either as buffered or as stored, never both.
             this.stored.apply(tenant, rows);
             for (const id of slice) marks.delete(id);
-            written += slice.length;
+            written += rows.length;
           }
           this.stored.apply(tenant, [], await uses.version());
         } catch (error) {
