@@ -25,6 +25,7 @@ jobs share, so the load average is printed with every table: read figures at a h
 | \`npm run bench:locomo -- --data ../shared/datasets/locomo\` | evidence recall@k on LoCoMo conversations through the public API, per conversation, per fold, per category, with ablations |
 | \`npm run bench:facts\` | Add with and without a model, Search, PromptBlock |
 | \`npm run bench:lifecycle\` | drift checks, rollup, usage |
+| \`npm run bench:soak\` | after ingest, recalls and single writes together for N minutes: recall p50/p99 per minute, fragments of \`memories\`, every compaction, optimize outcomes (completed / preempted / given up) |
 `;
 
 const cell = (v) => String(v).replaceAll("|", "\\|");

@@ -65,3 +65,9 @@ export interface PatchableCollection<T extends Keyed> extends Collection<T> {
 export interface AppendableCollection<T extends Keyed> extends Collection<T> {
   append(rows: readonly T[]): Promise<void>;
 }
+
+/** A collection that reports its stored version, so a reader can cache it and notice other writers. */
+export interface VersionedCollection<T extends Keyed> extends PatchableCollection<T> {
+  /** The current stored version (changes with every commit, by any process). */
+  version(): Promise<number>;
+}

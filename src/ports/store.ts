@@ -6,7 +6,8 @@ import type { RelationRecord, ThirdPartyRecord } from "../core/relational/record
 import type { UsageRecord } from "../core/usage/usage-record.js";
 import type { AuditRecord } from "../core/privacy/audit-record.js";
 import type { RetentionRecord } from "../core/privacy/retention-plan.js";
-import type { AppendableCollection, Collection, PatchableCollection } from "./collection.js";
+import type { AppendableCollection, Collection, PatchableCollection, VersionedCollection } from "./collection.js";
+import type { MemoryUseRecord } from "../core/memory-use.js";
 import type { PersonalTable } from "./personal-table.js";
 
 /** Storage for all tenants. Each tenant's rows live in their own physical tables. */
@@ -15,6 +16,8 @@ export interface Store {
   readonly dimension: number;
   memories(tenant: string): Promise<PatchableCollection<MemoryRecord>>;
   episodes(tenant: string): Promise<Collection<EpisodeRecord>>;
+  /** Recorded uses per memory (last used, how often), kept out of the memory rows. */
+  memoryUse(tenant: string): Promise<VersionedCollection<MemoryUseRecord>>;
   /** Drift anchors, one row per scope. */
   anchors(tenant: string): Promise<PatchableCollection<AnchorRecord>>;
   /** Provider usage counters (running totals). */

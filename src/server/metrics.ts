@@ -15,8 +15,19 @@ export interface MetricsOptions {
   store?: MetricsStore;
   /** Source of the stuck-commit gauges. Default: none. */
   watchdog?: { oldestSeconds(): number; readonly stalls: number };
+  /** Source of the maintenance outcome counters (optimize completed / preempted / given up). Default: none. */
+  maintenance?: { readonly counters: Readonly<MaintenanceOutcomes> };
   /** Also export the Node process metrics (CPU, memory, event loop). Default true. */
   processMetrics?: boolean;
+}
+
+/** What the maintenance counters must hold for `/metrics` (see `MaintenanceCounters`). */
+export interface MaintenanceOutcomes {
+  optimizations: number;
+  conflicts: number;
+  retries: number;
+  giveUps: number;
+  wastedMillis: number;
 }
 
 /** Prometheus metrics of one server: its own registry, so several servers can share a process. */
@@ -67,6 +78,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   if (options.store) registerStorageGauges(registry, options.store);
   if (options.store?.cacheCounters) registerCacheGauges(registry, options.store);
   if (options.watchdog) registerWatchdogGauges(registry, options.watchdog);
+  if (options.maintenance) registerMaintenanceCounters(registry, options.maintenance);
 
   const interceptor: Interceptor = (next) => async (req) => {
     const method = `${req.service.typeName}/${req.method.name}`;
@@ -92,6 +104,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/** Maintenance outcomes, read from the maintainer's monotonic counters at scrape time. */
+function registerMaintenanceCounters(registry: Registry, source: NonNullable<MetricsOptions["maintenance"]>): void {
+  const counter = (name: string, help: string, read: (c: Readonly<MaintenanceOutcomes>) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read(source.counters));
+      },
+    });
+  counter("agentmem_maintenance_optimizations_total", "optimize runs (compaction, index refresh, version cleanup) completed", (c) => c.optimizations);
+  counter("agentmem_maintenance_conflicts_total", "maintenance attempts preempted by a concurrent commit and thrown away", (c) => c.conflicts);
+  counter("agentmem_maintenance_retries_total", "maintenance tasks run a second time with the table's writes held, after a conflict", (c) => c.retries);
+  counter("agentmem_maintenance_give_ups_total", "maintenance tasks given up after their second attempt conflicted too", (c) => c.giveUps);
+  counter("agentmem_maintenance_wasted_rewrite_seconds_total", "seconds of maintenance work thrown away by conflicts", (c) => c.wastedMillis / 1000);
 }
 
 /** How long the oldest engine commit in flight has run, and how often one got stuck. */

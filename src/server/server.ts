@@ -24,7 +24,7 @@ export interface RunningServer {
 export async function startServer(config: Config, overrides: AppOverrides = {}): Promise<RunningServer> {
   const app = await createApp(config, overrides);
   const logger = app.deps.logger;
-  const metrics = createMetrics({ store: app.store, watchdog: app.watchdog });
+  const metrics = createMetrics({ store: app.store, watchdog: app.watchdog, maintenance: app.maintenance });
   app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
   app.deps.usage.onRecord((d) => {
     metrics.modelTokens.inc({ kind: "embedding" }, d.embeddingTokens);

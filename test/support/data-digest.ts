@@ -4,9 +4,9 @@ import { arrow } from "../../src/adapters/lancedb/arrow.js";
 import { encodeTenant } from "../../src/adapters/lancedb/table-names.js";
 
 // Columns that reads change on purpose (use tracking) and tables that every call or a
-// background task writes (the audit trail, provider counters): not "data" for this digest.
+// background task writes (the audit trail, provider counters, recorded uses): not "data" for this digest.
 const VOLATILE_COLUMNS = new Set(["last_accessed_at", "access_count"]);
-const VOLATILE_TABLES = new Set(["audit", "usage"]);
+const VOLATILE_TABLES = new Set(["audit", "usage", "memory_use"]);
 
 /**
  * A hash of every stored row of a tenant (vectors and use-tracking columns aside), to show that a

@@ -1,5 +1,5 @@
 import type { Table } from "@lancedb/lancedb";
-import type { FindOptions, Keyed, PatchableCollection, Scored, ScoreOptions } from "../../ports/collection.js";
+import type { FindOptions, Keyed, Scored, ScoreOptions, VersionedCollection } from "../../ports/collection.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
@@ -35,7 +35,7 @@ type WritePayload<T> =
   | { rows: readonly T[] }
   | { condition: Condition }
   | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] }
-  | { exclusive: (table: Table) => Promise<unknown> };
+  | { exclusive: (table: Table) => Promise<unknown>; keepsRows?: boolean };
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
 function lastById<T extends Keyed>(rows: readonly T[]): T[] {
@@ -57,7 +57,7 @@ function ftsQuery(text: string): string {
  * whose condition pins one partition (`user = …`) are answered from memory — flat cosine scan,
  * in-memory BM25 with the index's analyzer, the same filter semantics — and writes update it.
  */
-export class LanceCollection<T extends Keyed> implements PatchableCollection<T> {
+export class LanceCollection<T extends Keyed> implements VersionedCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
   private schema: Schema | undefined;
 
@@ -204,6 +204,18 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     }
   }
 
+  /**
+   * `maintain`, with this collection's writes held back until it finishes: a compaction that a
+   * write of this process already preempted once runs again here and cannot be preempted by one.
+   */
+  maintainExclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
+    return this.queue.submit(null, { exclusive: (table) => this.maintain(() => work(table)), keepsRows: true });
+  }
+
+  version(): Promise<number> {
+    return this.table.version();
+  }
+
   /** Milliseconds the engine commit in flight has been running; 0 when none is. */
   commitAgeMs(now?: number): number {
     return this.queue.commitAgeMs(now);
@@ -319,6 +331,8 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
     const hot = this.hot?.rows;
     if (group === null && "exclusive" in payloads[0]) {
+      // Maintenance changes no row: the hot rows keep what they hold (see `maintain`).
+      if (payloads[0].keepsRows) return [await payloads[0].exclusive(this.table)];
       const from = await this.table.version();
       try {
         return [await payloads[0].exclusive(this.table)];

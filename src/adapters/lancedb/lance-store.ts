@@ -27,6 +27,8 @@ import { defaultAnalyzer, HotRows } from "./hot-rows.js";
 import type { MaintainedTable } from "./maintenance.js";
 import { type Codec, type HotRowsBinding, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
+import { memoryUseCodec, memoryUseSchema } from "./memory-use-codec.js";
+import type { MemoryUseRecord } from "../../core/memory-use.js";
 import { profileCodec, profileSchema } from "./profile-codec.js";
 import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
@@ -91,6 +93,9 @@ const EPISODES: TableKind<EpisodeRecord> = {
   lookupColumns: ["trace_number"],
 };
 
+// Small and written only by the access tracker: last-used marks no longer rewrite memory rows.
+const MEMORY_USE: TableKind<MemoryUseRecord> = { name: "memory_use", schema: memoryUseSchema, codec: memoryUseCodec, scalarIndexes: ["id"] };
+
 const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSchema, codec: profileCodec };
 const ANCHORS: TableKind<AnchorRecord> = { name: "anchors", schema: anchorSchema, codec: anchorCodec };
 const USAGE: TableKind<UsageRecord> = { name: "usage", schema: usageSchema, codec: usageCodec };
@@ -125,7 +130,20 @@ const AUDIT: TableKind<AuditRecord> = { name: "audit", schema: auditSchema, code
 const RETENTION: TableKind<RetentionRecord> = { name: "retention", schema: retentionSchema, codec: retentionCodec };
 
 /** Every table kind this build knows (a kind missing here is still found on disk by `personalTables`). */
-export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION, CONVERSATIONS, CONVERSATION_MESSAGES];
+export const TABLE_KINDS: readonly TableKind<Keyed>[] = [
+  MEMORIES,
+  EPISODES,
+  MEMORY_USE,
+  PROFILES,
+  ANCHORS,
+  USAGE,
+  RELATIONS,
+  THIRD_PARTIES,
+  AUDIT,
+  RETENTION,
+  CONVERSATIONS,
+  CONVERSATION_MESSAGES,
+];
 
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
@@ -154,6 +172,10 @@ export class LanceStore implements Store {
 
   episodes(tenant: string): Promise<LanceCollection<EpisodeRecord>> {
     return this.collection(tenant, EPISODES);
+  }
+
+  memoryUse(tenant: string): Promise<LanceCollection<MemoryUseRecord>> {
+    return this.collection(tenant, MEMORY_USE);
   }
 
   relations(tenant: string): Promise<LanceCollection<RelationRecord>> {
@@ -278,7 +300,12 @@ export class LanceStore implements Store {
   async maintainedTables(): Promise<Map<string, MaintainedTable>> {
     const out = new Map<string, MaintainedTable>();
     for (const [name, c] of await this.openCollections()) {
-      out.set(name, { table: c.lanceTable, vectorColumn: c.vectorColumn, around: (work) => c.maintain(() => work()) });
+      out.set(name, {
+        table: c.lanceTable,
+        vectorColumn: c.vectorColumn,
+        around: (work) => c.maintain(() => work()),
+        exclusive: (work) => c.maintainExclusive(() => work()),
+      });
     }
     return out;
   }

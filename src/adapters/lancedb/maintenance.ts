@@ -15,6 +15,8 @@ export interface MaintainedTable {
   vectorColumn?: string;
   /** Wraps each maintenance task (lets the store's caches know its versions change no row); default: runs it. */
   around?: <R>(work: () => Promise<R>) => Promise<R>;
+  /** Like `around`, with the table's writes of this process held back meanwhile; default: `around`. */
+  exclusive?: <R>(work: () => Promise<R>) => Promise<R>;
 }
 
 /** Options for background maintenance. Every field has a default. */
@@ -41,8 +43,6 @@ export interface MaintenanceOptions {
   keepVersionsMs?: number;
   /** Build a vector index once a table holds this many rows (default 200,000; 0 = never). */
   vectorIndexRows?: number;
-  /** Attempts on a retryable commit conflict (default 6). */
-  attempts?: number;
 }
 
 /** Maintenance counters for logs and metrics (monotonic). */
@@ -51,8 +51,14 @@ export interface MaintenanceCounters {
   /** `optimize` runs (compaction + index refresh + version cleanup) that finished. */
   optimizations: number;
   vectorIndexes: number;
-  /** Commit conflicts met and retried. */
+  /** Tasks preempted by a concurrent commit (each attempt thrown away counts once). */
   conflicts: number;
+  /** Tasks run a second time, with the table's writes held back, after a conflict. */
+  retries: number;
+  /** Tasks given up after their second attempt conflicted too (another process wrote the table). */
+  giveUps: number;
+  /** Milliseconds of work thrown away by conflicts (the attempts that were preempted). */
+  wastedMillis: number;
   errors: number;
   fragmentsRemoved: number;
   fragmentsAdded: number;
@@ -74,12 +80,13 @@ const RETRYABLE = /retryable|commit conflict|conflict/i;
  * Background maintenance of every open table: compaction of small fragments, refresh of the
  * full-text and scalar indexes, cleanup of old versions (one `optimize`), and a vector index once
  * a table is large. Threshold-driven on a timer, one table at a time, outside the write queues so
- * requests never wait for it; commit conflicts with concurrent writers (this process or another
- * replica) are retried with backoff.
+ * requests never wait for it. A task that a concurrent commit preempts (a rewrite of the rows it
+ * compacts) runs once more with the table's writes held back, and is given up if even that
+ * conflicts (another process wrote): a pass finishes, it never loops rewriting a large table.
  */
 export class Maintainer {
   readonly counters: MaintenanceCounters = {
-    passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, errors: 0,
+    passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, retries: 0, giveUps: 0, wastedMillis: 0, errors: 0,
     fragmentsRemoved: 0, fragmentsAdded: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
   };
   private timer: NodeJS.Timeout | null = null;
@@ -127,12 +134,13 @@ export class Maintainer {
 
   private async runPass(force: boolean): Promise<number> {
     this.counters.passes++;
+    const passStarted = Date.now();
     let tasks = 0;
     const tables = await this.store.maintainedTables();
     for (const [name, entry] of tables) {
       if (this.stopped) break;
       try {
-        tasks += await this.maintain(name, entry, force);
+        tasks += await this.maintain(name, entry, force, passStarted);
       } catch (error) {
         this.counters.errors++;
         this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
@@ -155,7 +163,8 @@ export class Maintainer {
     this.logger.info({ kinds }, "write stats");
   }
 
-  private async maintain(name: string, { table, vectorColumn, around = (work) => work() }: MaintainedTable, force: boolean): Promise<number> {
+  private async maintain(name: string, entry: MaintainedTable, force: boolean, passStarted: number): Promise<number> {
+    const { table, vectorColumn } = entry;
     const stats = await table.stats();
     const indices = await table.listIndices();
     const unindexed = Math.max(0, ...indices.map((i) => (i as { numUnindexedRows?: number }).numUnindexedRows ?? 0));
@@ -168,24 +177,27 @@ export class Maintainer {
     let tasks = 0;
     const small = stats.fragmentStats.numSmallFragments;
     const smallLimit = this.options.smallFragments ?? 24;
-    const rested = !last.ran || Date.now() - last.at >= (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
+    // Counted from the start of the pass that ran it (with 5% slack for timer jitter): counted from
+    // its end, a pass every 30 s found a table optimized 30 s ago "not rested" and skipped a period.
+    const rested = !last.ran || Date.now() - last.at >= 0.95 * (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
-      await around(() => this.optimize(name, table, stats.fragmentStats.numFragments, unindexed));
+      await this.optimize(name, entry, stats.fragmentStats.numFragments, unindexed);
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
-      await around(() => this.vectorIndex(name, table, vectorColumn, stats.numRows));
+      await this.vectorIndex(name, entry, vectorColumn, stats.numRows);
       tasks++;
     }
-    if (tasks > 0) this.lastOptimized.set(name, { at: Date.now(), version: await table.version(), ran: true });
+    if (tasks > 0) this.lastOptimized.set(name, { at: passStarted, version: await table.version(), ran: true });
     return tasks;
   }
 
-  private async optimize(name: string, table: lancedb.Table, fragmentsBefore: number, unindexedBefore: number): Promise<void> {
+  private async optimize(name: string, entry: MaintainedTable, fragmentsBefore: number, unindexedBefore: number): Promise<void> {
+    const { table } = entry;
     const started = performance.now();
     const keep = this.options.keepVersionsMs ?? 10 * 60_000;
-    const result = await this.task("optimize", name, () => table.optimize({ cleanupOlderThan: new Date(Date.now() - keep) }));
+    const result = await this.task("optimize", name, entry, () => table.optimize({ cleanupOlderThan: new Date(Date.now() - keep) }));
     const millis = performance.now() - started;
     const c = this.counters;
     c.optimizations++;
@@ -204,9 +216,10 @@ export class Maintainer {
     );
   }
 
-  private async vectorIndex(name: string, table: lancedb.Table, column: string, rows: number): Promise<void> {
+  private async vectorIndex(name: string, entry: MaintainedTable, column: string, rows: number): Promise<void> {
+    const { table } = entry;
     const started = performance.now();
-    await this.task("vector_index", name, () =>
+    await this.task("vector_index", name, entry, () =>
       table.createIndex(column, { config: lancedb.Index.ivfPq({ distanceType: "cosine" }), replace: false }),
     );
     const millis = performance.now() - started;
@@ -215,20 +228,33 @@ export class Maintainer {
     this.logger.info({ table: name, column, rows, millis: Math.round(millis) }, "vector index built");
   }
 
-  /** Runs a task with retries on commit conflicts and reports its outcome. */
-  private async task<R>(task: MaintenanceTask, name: string, run: () => Promise<R>): Promise<R> {
-    const attempts = this.options.attempts ?? 6;
+  /**
+   * Runs a task alongside the table's writers; if a concurrent commit preempts it, once more with
+   * the table's writes held back (so no write of this process can preempt it again), and no more.
+   */
+  private async task<R>(task: MaintenanceTask, name: string, entry: MaintainedTable, run: () => Promise<R>): Promise<R> {
+    const around = entry.around ?? ((work) => work());
+    const exclusive = entry.exclusive ?? around;
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       try {
-        const result = await run();
+        const result = await (attempt === 1 ? around(run) : exclusive(run));
         for (const l of this.listeners) l(task, "ok", name);
         return result;
       } catch (error) {
-        if (attempt < attempts && RETRYABLE.test(String(error))) {
+        const conflict = RETRYABLE.test(String(error));
+        if (conflict) {
           this.counters.conflicts++;
-          this.logger.info({ table: name, task, attempt }, "maintenance commit conflict, retrying");
-          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
+          this.counters.wastedMillis += performance.now() - started;
+        }
+        if (conflict && attempt === 1) {
+          this.counters.retries++;
+          this.logger.info({ table: name, task, wastedMillis: Math.round(performance.now() - started) }, "maintenance preempted by a write; once more with writes held");
           continue;
+        }
+        if (conflict) {
+          this.counters.giveUps++;
+          this.logger.warn({ table: name, task }, "maintenance preempted twice (another process writes this table); given up until the next pass");
         }
         for (const l of this.listeners) l(task, "error", name);
         throw error;

@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
-import type { MemoryRecord } from "../../core/records.js";
+import { type MemoryUseRecord, type UsedMemory, type UseFields, withUse } from "../../core/memory-use.js";
 import type { Store } from "../../ports/store.js";
+import { StoredUses } from "./stored-uses.js";
 
-/** Marks written per commit. */
-const FLUSH_SLICE = 500;
+/** Marks written per commit (a `memory_use` row is five small columns). */
+const FLUSH_SLICE = 5_000;
 
 /** Options for the access tracker. */
 export interface AccessTrackerOptions {
@@ -20,20 +21,21 @@ export interface AccessTrackerOptions {
 interface Mark {
   at: number;
   count: number;
+  user: string;
+  /** The `created_at` of the memory used (see `MemoryUseRecord.memoryCreatedAt`). */
+  createdAt: number;
 }
 
 /**
- * Buffers "this memory was recalled" marks and writes them in grouped patches per tenant, so
- * recall never waits for a write.
- *
- * Writing marks rewrites whole rows (vectors included) and leaves deletions that the next
- * compaction folds away: measured at 100k rows, a 14k-mark flush under recall load took 2–6 s of
- * shared CPU (with `optimize` retrying on the conflicting commits) and doubled recall p50 while it
- * ran. So marks wait for a quiet moment — no recall for `quietMs` — and are written then, or
- * anyway after `maxDelayMs` or `maxPending` marks; a row touched many times meanwhile is rewritten
- * once. Readers do not see the lag: `current` overlays buffered marks on records handed out, and
- * `flush(tenant)` runs before anything filters on `last_accessed_at` (Forget `unused_for_days`).
- * Decay's 30-day half-life does not need fresher stored marks than that.
+ * Buffers "this memory was used" marks and writes them per tenant to the small `memory_use`
+ * table, never to the memory rows: rewriting a memory row (vector included) for a mark left a
+ * deletion in its fragment, and at 1M rows every compaction of `memories` was preempted by such
+ * an update and thrown away (issue 26). Marks still wait for a quiet moment — no recall for
+ * `quietMs` — or at the latest `maxDelayMs` / `maxPending`, so a burst of recalls does not share
+ * the CPU with writes; a memory used many times meanwhile is written once. Readers do not see the
+ * lag: `current` applies stored uses (`StoredUses`) and buffered marks to the records handed out
+ * and to ranking, and `current(…, { fresh: true })` after `flush(tenant)` is what Forget
+ * `unused_for_days` decides on.
  */
 export class AccessTracker {
   private pending = new Map<string, Map<string, Mark>>();
@@ -46,12 +48,17 @@ export class AccessTracker {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private running = false;
+  private readonly stored: StoredUses;
+  /** Per tenant, end-users erased and when: marks of their memories created up to then are dropped. */
+  private readonly erased = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly options: AccessTrackerOptions = {},
-  ) {}
+  ) {
+    this.stored = new StoredUses(store);
+  }
 
   /** Starts the periodic check. */
   start(): void {
@@ -71,28 +78,56 @@ export class AccessTracker {
   }
 
   /** Marks memories as used at `at` (epoch ms). */
-  touch(tenant: string, ids: readonly string[], at: number): void {
-    if (ids.length === 0) return;
+  touch(tenant: string, memories: readonly UsedMemory[], at: number): void {
+    if (memories.length === 0) return;
     const now = performance.now();
     if (this.size === 0) this.oldest = now;
     this.latest = now;
     let m = this.pending.get(tenant);
     if (!m) this.pending.set(tenant, (m = new Map()));
-    for (const id of ids) {
+    const erased = this.erased.get(tenant);
+    for (const { id, user, createdAt } of memories) {
+      const erasedAt = erased?.get(user);
+      if (erasedAt !== undefined && createdAt <= erasedAt) continue;
       const e = m.get(id);
-      if (e) {
+      if (e && e.createdAt === createdAt) {
         e.at = Math.max(at, e.at);
         e.count++;
       } else {
-        m.set(id, { at, count: 1 });
-        this.size++;
+        if (!e) this.size++;
+        m.set(id, { at, count: 1, user, createdAt });
       }
     }
   }
 
-  /** The record with its buffered marks applied (what it will read once they are written). */
-  current<M extends Pick<MemoryRecord, "id" | "lastAccessedAt" | "accessCount">>(tenant: string, record: M): M {
-    return applyMark(applyMark(record, this.writing.get(tenant)?.get(record.id)), this.pending.get(tenant)?.get(record.id));
+  /**
+   * Drops the marks of the end-user's memories created up to `before` (epoch ms), buffered, being
+   * written, or arriving from a recall still running: erasure runs this before it empties the
+   * tables, so no mark of the end-user lands after it.
+   */
+  forgetUser(tenant: string, user: string, before: number): void {
+    let erased = this.erased.get(tenant);
+    if (!erased) this.erased.set(tenant, (erased = new Map()));
+    erased.set(user, Math.max(before, erased.get(user) ?? before));
+    for (const marks of [this.pending.get(tenant), this.writing.get(tenant)]) {
+      for (const [id, mark] of marks ?? []) {
+        if (mark.user !== user || mark.createdAt > before) continue;
+        marks!.delete(id);
+        if (marks === this.pending.get(tenant)) this.size--;
+      }
+    }
+  }
+
+  /**
+   * The records with every recorded use applied: stored in `memory_use`, being written, buffered.
+   * `fresh` reads the stored uses from the table first (another replica's included).
+   */
+  async current<M extends UseFields>(tenant: string, records: readonly M[], options: { fresh?: boolean } = {}): Promise<M[]> {
+    if (records.length === 0) return [];
+    const stored = options.fresh ? await this.stored.fresh(tenant) : await this.stored.of(tenant);
+    const writing = this.writing.get(tenant);
+    const pending = this.pending.get(tenant);
+    return records.map((r) => withUse(withUse(withUse(r, stored.get(r.id)), markUse(writing?.get(r.id))), markUse(pending?.get(r.id))));
   }
 
   /**
@@ -132,19 +167,24 @@ export class AccessTracker {
       for (const [tenant, marks] of batches) {
         try {
           this.writing.set(tenant, marks);
-          const memories = await this.store.memories(tenant);
+          const uses = await this.store.memoryUse(tenant);
           const ids = [...marks.keys()];
-          // In slices: rewriting thousands of rows in one go is a long synchronous stretch (Arrow
-          // encoding, the cached rows) that recalls arriving meanwhile would wait out.
+          // In slices, so a polite flush can stop between commits when recalls resume.
           for (let from = 0; from < ids.length && !interrupted(); from += FLUSH_SLICE) {
             const slice = ids.slice(from, from + FLUSH_SLICE);
-            await memories.patch(slice, (row) => {
-              const mark = marks.get(row.id);
-              return mark ? applyMark(row, mark) : undefined;
+            const stored = await this.stored.of(tenant);
+            // Marks an erasure dropped meanwhile are gone from `marks`.
+            const rows = slice.flatMap((id) => {
+              const mark = marks.get(id);
+              return mark ? [useRow(id, mark, stored.get(id))] : [];
             });
+            await uses.upsert(rows);
+            // In the same tick: a reader sees these uses either as buffered or as stored, never both.
+            this.stored.apply(tenant, rows);
             for (const id of slice) marks.delete(id);
-            written += slice.length;
+            written += rows.length;
           }
+          this.stored.apply(tenant, [], await uses.version());
         } catch (error) {
           this.logger.warn({ tenant, err: String(error) }, "access marks not written");
           marks.clear();
@@ -168,10 +208,10 @@ export class AccessTracker {
     if (!m) this.pending.set(tenant, (m = new Map()));
     for (const [id, mark] of marks) {
       const e = m.get(id);
-      if (e) {
+      if (e && e.createdAt === mark.createdAt) {
         e.at = Math.max(e.at, mark.at);
         e.count += mark.count;
-      } else {
+      } else if (!e) {
         m.set(id, mark);
         this.size++;
       }
@@ -186,6 +226,19 @@ export class AccessTracker {
   }
 }
 
-function applyMark<M extends Pick<MemoryRecord, "lastAccessedAt" | "accessCount">>(record: M, mark: Mark | undefined): M {
-  return mark ? { ...record, lastAccessedAt: Math.max(record.lastAccessedAt, mark.at), accessCount: record.accessCount + mark.count } : record;
+/** A buffered mark in the shape of a stored use. */
+function markUse(mark: Mark | undefined) {
+  return mark && { memoryCreatedAt: mark.createdAt, lastAccessedAt: mark.at, accessCount: mark.count };
+}
+
+/** The `memory_use` row after a mark: the stored row of the same memory, plus the mark. */
+function useRow(id: string, mark: Mark, stored: MemoryUseRecord | undefined): MemoryUseRecord {
+  const base = stored?.memoryCreatedAt === mark.createdAt ? stored : undefined;
+  return {
+    id,
+    user: mark.user,
+    memoryCreatedAt: mark.createdAt,
+    lastAccessedAt: Math.max(base?.lastAccessedAt ?? 0, mark.at),
+    accessCount: (base?.accessCount ?? 0) + mark.count,
+  };
 }

@@ -16,6 +16,8 @@ import { decodePageToken, encodePageToken } from "../page-token.js";
 import { replacedBy } from "./recall.js";
 
 const DAY_MS = 86_400_000;
+/** Ids per delete commit when Forget removes unused memories by id. */
+const FORGET_CHUNK = 1_000;
 
 async function findInScope(deps: ServiceDeps, tenant: string, req: { scope?: GetMemoryRequest["scope"]; id: string }): Promise<MemoryRecord> {
   const key = scopeKey(req.scope);
@@ -23,7 +25,8 @@ async function findInScope(deps: ServiceDeps, tenant: string, req: { scope?: Get
   checkLength("id", req.id, LIMITS.nameChars);
   const [row] = await (await deps.store.memories(tenant)).get([req.id]);
   if (!row || !inScope(key, row)) throw notFound("memory", req.id);
-  return deps.access.current(tenant, row);
+  const [used] = await deps.access.current(tenant, [row]);
+  return used;
 }
 
 /** GetMemory: one memory, only if it lies in the caller's scope. */
@@ -41,7 +44,7 @@ export async function listMemories(deps: ServiceDeps, tenant: string, req: ListM
   rows.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
   const page = rows.slice(offset, offset + size);
   const next = offset + size < rows.length ? encodePageToken(offset + size, binding) : "";
-  return { memories: page.map((m) => memoryToProto(tenant, deps.access.current(tenant, m))), nextPageToken: next };
+  return { memories: (await deps.access.current(tenant, page)).map((m) => memoryToProto(tenant, m)), nextPageToken: next };
 }
 
 /** MemoryHistory: the whole supersede chain through a memory, oldest first. */
@@ -55,7 +58,7 @@ export async function memoryHistory(deps: ServiceDeps, tenant: string, req: Memo
     newest = next;
   }
   const chain = [...(await replacedBy(memories, newest.id)), newest];
-  return { chain: chain.map((m) => memoryToProto(tenant, deps.access.current(tenant, m))) };
+  return { chain: (await deps.access.current(tenant, chain)).map((m) => memoryToProto(tenant, m)) };
 }
 
 /** Forget: delete memories in a non-global scope; pinned ones survive unless pinned_exempt=false. */
@@ -66,15 +69,20 @@ export async function forget(deps: ServiceDeps, tenant: string, req: ForgetReque
   }
   if (req.unusedForDays < 0) throw invalidArgument("unused_for_days", "INVALID_COUNT", "unused_for_days must not be negative");
   const keepPinned = req.pinnedExempt ?? true;
+  const memories = await deps.store.memories(tenant);
+  if (req.unusedForDays === 0) {
+    return { deleted: BigInt(await memories.delete(where.and(scopeCondition(key), keepPinned ? where.eq("pinned", false) : undefined))) };
+  }
+  // Uses live in `memory_use` (and in the tracker's buffer): the rows' own column is only the
+  // baseline, so it preselects, and the recorded uses decide. A use buffered a moment ago counts.
   const cutoff = deps.clock.now().getTime() - req.unusedForDays * DAY_MS;
-  // Uses still buffered count: a memory recalled a moment ago is not unused.
-  if (req.unusedForDays > 0) await deps.access.flush(tenant);
-  const condition = where.and(
-    scopeCondition(key),
-    keepPinned || req.unusedForDays > 0 ? where.eq("pinned", false) : undefined,
-    req.unusedForDays > 0 ? where.lt("last_accessed_at", cutoff) : undefined,
-  );
-  const deleted = await (await deps.store.memories(tenant)).delete(condition);
+  await deps.access.flush(tenant);
+  const stale = await memories.find(where.and(scopeCondition(key), where.eq("pinned", false), where.lt("last_accessed_at", cutoff)), { withoutVector: true });
+  const unused = (await deps.access.current(tenant, stale, { fresh: true })).filter((m) => m.lastAccessedAt < cutoff).map((m) => m.id);
+  let deleted = 0;
+  for (let i = 0; i < unused.length; i += FORGET_CHUNK) {
+    deleted += await memories.delete(where.and(scopeCondition(key), where.eq("pinned", false), where.in("id", unused.slice(i, i + FORGET_CHUNK))));
+  }
   return { deleted: BigInt(deleted) };
 }
 

@@ -163,9 +163,12 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     const kept = new Set((await heldAt(memories, pool.map((c) => c.memory), input.asOfEvent)).map((m) => m.id));
     pool = pool.filter((c) => kept.has(c.memory.id));
   }
+  // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
+  const used = await deps.access.current(tenant, pool.map((c) => c.memory));
+  pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor }).slice(0, input.k);
-  deps.access.touch(tenant, ranked.map((h) => h.memory.id), now);
+  deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   return Promise.all(
-    ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await replacedBy(memories, h.memory.id) : [] })),
+    ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await deps.access.current(tenant, await replacedBy(memories, h.memory.id)) : [] })),
   );
 }

@@ -85,7 +85,8 @@ export async function rollupScope(deps: ServiceDeps, tenant: string, input: Roll
     where.and(scopeCondition(input.key), where.isNull("valid_to"), where.eq("pinned", false), where.ne("fact_type", "summary"), where.lte("valid_from", cutoff)),
     { withoutVector: true },
   );
-  const sources = selectSources(candidates, cutoff, input.maxSources);
+  // The summary inherits its sources' recorded uses as its own baseline.
+  const sources = await deps.access.current(tenant, selectSources(candidates, cutoff, input.maxSources));
   if (sources.length < ROLLUP_DEFAULTS.minSources) return { rolledUp: false, consolidated: 0, sourceIds: [], abstractive: false, recovered };
 
   const { text, abstractive } = await summarize(deps, tenant, sources);

@@ -100,7 +100,7 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
   }
   const top = topWithReservedPlaces(scoreCandidates(pool), input.k);
   const now = deps.clock.now().getTime();
-  deps.access.touch(tenant, top.map((h) => h.item.id), now);
+  deps.access.touch(tenant, top.map((h) => h.item), now);
   const chains = await replacedChains(memories, top.map((h) => h.item.id), input.key.user || undefined);
   return top.map((h) => ({ ...h, history: chains.get(h.item.id) ?? [] }));
 }

@@ -8,6 +8,8 @@ import type { ServiceDeps } from "../deps.js";
  */
 export async function eraseEndUser(deps: ServiceDeps, tenant: string, user: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
+  // Before the tables are emptied: a buffered mark written afterwards would put the end-user back.
+  deps.access.forgetUser(tenant, user, deps.clock.now().getTime());
   for (const table of await deps.store.personalTables(tenant)) counts[table.kind] = await table.erase(user);
   return counts;
 }

@@ -39,7 +39,7 @@ export async function exportEndUser(deps: ServiceDeps, tenant: string, user: str
   return {
     externalId: user,
     exportedAt: ts(now),
-    memories: memories.map((m) => memoryToProto(tenant, deps.access.current(tenant, m))),
+    memories: (await deps.access.current(tenant, memories)).map((m) => memoryToProto(tenant, m)),
     episodes: episodes.map((e) => ({
       id: e.id,
       scope: scopeToProto(tenant, e),

@@ -113,7 +113,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     ]),
     recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
   ]);
-  deps.access.touch(tenant, relevant.map((r) => r.memory.id), now);
+  deps.access.touch(tenant, relevant.map((r) => r.memory), now);
   const totalStored = await (await deps.store.memories(tenant)).count(memoriesOfUser(input.key));
   return { reply, relevant, totalStored, relation, detection, tone, relationBias: bias, systemPrompt, memoryId };
 }
