@@ -2,6 +2,7 @@ import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import type { Scope } from "../src/gen/agentmem/v1/common_pb.js";
+import { ConversationService } from "../src/gen/agentmem/v1/conversation_service_pb.js";
 import { DriftService } from "../src/gen/agentmem/v1/drift_service_pb.js";
 import {
   AddRequestSchema,
@@ -13,6 +14,7 @@ import {
 } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../src/gen/agentmem/v1/privacy_service_pb.js";
 import { ProcessRequestSchema, RelationalService } from "../src/gen/agentmem/v1/relational_service_pb.js";
+import { Conversations } from "./conversations.js";
 import { checkRequestShape, optionsObject, requireString } from "./request-shape.js";
 
 export { Code, ConnectError } from "@connectrpc/connect";
@@ -21,6 +23,8 @@ export * from "../src/gen/agentmem/v1/memory_service_pb.js";
 export * from "../src/gen/agentmem/v1/drift_service_pb.js";
 export * from "../src/gen/agentmem/v1/relational_service_pb.js";
 export * from "../src/gen/agentmem/v1/privacy_service_pb.js";
+export * from "../src/gen/agentmem/v1/conversation_service_pb.js";
+export { Conversations, type MessageInit } from "./conversations.js";
 
 /** Options for {@link AgentMem}. */
 export interface AgentMemOptions {
@@ -73,6 +77,8 @@ export class AgentMem {
   readonly relational: Client<typeof RelationalService>;
   readonly drift: Client<typeof DriftService>;
   readonly privacy: Client<typeof PrivacyService>;
+  /** Named conversations with messages and traces (`create`, `list`, `append`, `messages`, `delete`, …). */
+  readonly conversations: Conversations;
 
   constructor(options: AgentMemOptions) {
     const transport = options.transport ?? makeTransport(options);
@@ -80,6 +86,7 @@ export class AgentMem {
     this.relational = createClient(RelationalService, transport);
     this.drift = createClient(DriftService, transport);
     this.privacy = createClient(PrivacyService, transport);
+    this.conversations = new Conversations(createClient(ConversationService, transport));
   }
 
   /** Stores one turn for an end-user (`remember("patient_42", "I had knee surgery")`); returns its memory id. */

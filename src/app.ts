@@ -5,6 +5,7 @@ import { LanceStore } from "./adapters/lancedb/lance-store.js";
 import { Maintainer } from "./adapters/lancedb/maintenance.js";
 import { WriteWatchdog } from "./adapters/lancedb/write-watchdog.js";
 import type { Config } from "./config.js";
+import { ConversationService, file_agentmem_v1_conversation_service } from "./gen/agentmem/v1/conversation_service_pb.js";
 import { file_agentmem_v1_drift_service, DriftService } from "./gen/agentmem/v1/drift_service_pb.js";
 import { file_agentmem_v1_memory_service, MemoryService } from "./gen/agentmem/v1/memory_service_pb.js";
 import { file_agentmem_v1_privacy_service, PrivacyService } from "./gen/agentmem/v1/privacy_service_pb.js";
@@ -16,6 +17,7 @@ import type { Embedder } from "./ports/embedder.js";
 import { registerHealth } from "./server/health.js";
 import { registerReflection } from "./server/reflection.js";
 import type { ServiceDeps } from "./services/deps.js";
+import { createConversationService } from "./services/conversations/conversation-service.js";
 import { createDriftService } from "./services/drift/drift-service.js";
 import { warmUpParsers } from "./core/extract/warm-up.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
@@ -94,6 +96,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const driftService = createDriftService(deps);
   const relationalService = createRelationalService(deps);
   const privacyService = createPrivacyService(deps);
+  const conversationService = createConversationService(deps);
   return {
     deps,
     store,
@@ -105,11 +108,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       router.service(DriftService, driftService);
       router.service(RelationalService, relationalService);
       router.service(PrivacyService, privacyService);
+      router.service(ConversationService, conversationService);
       registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
-      const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];
+      const services = [MemoryService, DriftService, RelationalService, PrivacyService, ConversationService, Health];
       registerReflection(
         router,
-        [file_agentmem_v1_memory_service, file_agentmem_v1_drift_service, file_agentmem_v1_relational_service, file_agentmem_v1_privacy_service, file_grpc_health_v1_health],
+        [file_agentmem_v1_memory_service, file_agentmem_v1_drift_service, file_agentmem_v1_relational_service, file_agentmem_v1_privacy_service, file_agentmem_v1_conversation_service, file_grpc_health_v1_health],
         services.map((s) => s.typeName),
       );
     },

@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { registerAddCommand } from "./cli/add-command.js";
+import { registerConversationCommands } from "./cli/conversation-commands.js";
 import { describeCliError } from "./cli/errors.js";
 import { registerImportCommand } from "./cli/import-command.js";
 import { registerMcpCommand } from "./cli/mcp-command.js";
@@ -50,6 +51,7 @@ export function createProgram(): Command {
   registerAddCommand(program);
   registerImportCommand(program);
   registerPrivacyCommands(program);
+  registerConversationCommands(program);
   registerReembedCommand(program);
   registerMcpCommand(program);
   return program;

@@ -1,4 +1,5 @@
 import { type CallOptions, type Client, createClient, type Transport } from "@connectrpc/connect";
+import { ConversationService } from "../gen/agentmem/v1/conversation_service_pb.js";
 import { DriftService } from "../gen/agentmem/v1/drift_service_pb.js";
 import { MemoryService } from "../gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../gen/agentmem/v1/privacy_service_pb.js";
@@ -13,6 +14,7 @@ export interface McpBackend {
   readonly relational: Client<typeof RelationalService>;
   readonly drift: Client<typeof DriftService>;
   readonly privacy: Client<typeof PrivacyService>;
+  readonly conversations: Client<typeof ConversationService>;
   /** Per-call options: the caller's `Authorization` header travels with every RPC. */
   readonly call: CallOptions;
 }
@@ -27,6 +29,7 @@ export function createMcpBackend(transport: Transport, authorization?: string): 
     relational: createClient(RelationalService, transport),
     drift: createClient(DriftService, transport),
     privacy: createClient(PrivacyService, transport),
+    conversations: createClient(ConversationService, transport),
     call: authorization ? { headers: { authorization } } : {},
   };
 }

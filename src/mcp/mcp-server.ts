@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { McpBackend } from "./backend.js";
 import type { McpBinding } from "./binding.js";
 import { registerContext } from "./context.js";
+import { registerConversationTools } from "./conversation-tools.js";
 import { registerMemoryTools } from "./memory-tools.js";
 import { registerRelationalTools } from "./relational-tools.js";
 
@@ -15,12 +16,13 @@ const INSTRUCTIONS =
 
 /**
  * An MCP server whose tools, prompt and resource all call the agentmem RPCs through `backend`.
- * Tools for new services (e.g. conversations) go in their own `register…` module, added here.
+ * Each service's tools live in their own `register…` module, added here.
  */
 export function createMcpServer(backend: McpBackend, binding: McpBinding): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS });
   registerMemoryTools(server, backend, binding);
   registerRelationalTools(server, backend, binding);
+  registerConversationTools(server, backend, binding);
   registerContext(server, backend, binding);
   return server;
 }

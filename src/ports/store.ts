@@ -1,3 +1,4 @@
+import type { ConversationRecord, MessageRecord } from "../core/conversations/conversation-record.js";
 import type { AnchorRecord } from "../core/drift/anchor-record.js";
 import type { ProfileRecord } from "../core/profile-record.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
@@ -30,6 +31,10 @@ export interface Store {
   audit(tenant: string): Promise<AppendableCollection<AuditRecord>>;
   /** The tenant's retention plan (one row, id `plan`). */
   retention(tenant: string): Promise<Collection<RetentionRecord>>;
+  /** Named conversations, one row per conversation (id = the conversation id = its session). */
+  conversations(tenant: string): Promise<PatchableCollection<ConversationRecord>>;
+  /** Each conversation message's position and trace (id = its transcript turn's id). */
+  conversationMessages(tenant: string): Promise<Collection<MessageRecord>>;
   /** Every table of the tenant holding rows about end-users (a `user` column), for erasure and export. */
   personalTables(tenant: string): Promise<PersonalTable[]>;
   /** Tenants that have tables. */

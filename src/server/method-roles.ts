@@ -15,6 +15,9 @@ const READ = [
   "RelationalService/GetState",
   "RelationalService/ListThirdParties",
   "DriftService/GetAnchors",
+  "ConversationService/GetConversation",
+  "ConversationService/ListConversations",
+  "ConversationService/ListMessages",
 ];
 const WRITE = [
   "MemoryService/Remember",
@@ -27,6 +30,10 @@ const WRITE = [
   "RelationalService/UpsertThirdParty",
   "DriftService/Check",
   "DriftService/ClearAnchors",
+  "ConversationService/CreateConversation",
+  "ConversationService/UpdateConversation",
+  "ConversationService/DeleteConversation",
+  "ConversationService/AppendMessages",
 ];
 
 const ROLES = new Map<string, Role>([

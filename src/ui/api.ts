@@ -1,5 +1,6 @@
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
+import { ConversationService } from "../gen/agentmem/v1/conversation_service_pb.js";
 import { DriftService } from "../gen/agentmem/v1/drift_service_pb.js";
 import { MemoryService } from "../gen/agentmem/v1/memory_service_pb.js";
 import { RelationalService } from "../gen/agentmem/v1/relational_service_pb.js";
@@ -22,6 +23,7 @@ export interface Api {
   memory: Client<typeof MemoryService>;
   relational: Client<typeof RelationalService>;
   drift: Client<typeof DriftService>;
+  conversations: Client<typeof ConversationService>;
 }
 
 /** Creates the clients; the key is read on every call, so saving a new one takes effect at once. */
@@ -36,6 +38,7 @@ export function createApi(baseUrl: string = location.origin): Api {
     memory: createClient(MemoryService, transport),
     relational: createClient(RelationalService, transport),
     drift: createClient(DriftService, transport),
+    conversations: createClient(ConversationService, transport),
   };
 }
 

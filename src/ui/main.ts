@@ -1,5 +1,6 @@
 import { type Api, createApi, describeError, saveKey, storedKey } from "./api.js";
 import { byId, fill, message } from "./dom.js";
+import { renderConversation, renderConversationList } from "./views/conversations.js";
 import { renderAnchors, renderCheck } from "./views/drift.js";
 import { renderHits } from "./views/explorer.js";
 import { renderGauges } from "./views/gauges.js";
@@ -10,11 +11,14 @@ import { renderTimeline } from "./views/timeline.js";
 const LIVE_MS = 5_000;
 const TIMELINE_ROWS = 300;
 const HISTORY_TURNS = 50;
+const CONVERSATIONS = 50;
+const CONVERSATION_MESSAGES = 200;
 
 const api: Api = createApi();
 const params = new URLSearchParams(location.search);
 let user = params.get("user") ?? "";
 let session = params.get("session") ?? "";
+let conversation = params.get("conversation") ?? "";
 
 const el = {
   userForm: byId<HTMLFormElement>("user-form"),
@@ -46,6 +50,9 @@ const el = {
   checkForm: byId<HTMLFormElement>("check-form"),
   checkInput: byId<HTMLTextAreaElement>("check-input"),
   checkResult: byId("check-result"),
+  conversationList: byId("conversation-list"),
+  conversationsMeta: byId("conversations-meta"),
+  conversation: byId("conversation"),
 };
 
 /** Shows a failure where it happened; an auth failure also raises the page-wide notice. */
@@ -127,6 +134,31 @@ async function loadDrift(): Promise<void> {
   }
 }
 
+async function loadConversations(): Promise<void> {
+  try {
+    const page = await api.conversations.listConversations({ scope: scope(), pageSize: CONVERSATIONS });
+    renderConversationList(el.conversationList, el.conversationsMeta, page.conversations, page.nextPageToken !== "", conversation, (id) => void openConversation(id));
+  } catch (error) {
+    fail(el.conversationList, error, "ConversationService.ListConversations");
+  }
+}
+
+async function openConversation(id: string): Promise<void> {
+  conversation = id;
+  syncUrl();
+  el.conversationList.querySelectorAll<HTMLElement>(".conversation").forEach((item) => item.classList.toggle("selected", item.dataset.id === id));
+  if (!id) return;
+  try {
+    const [c, page] = await Promise.all([
+      api.conversations.getConversation({ scope: scope(), conversationId: id }),
+      api.conversations.listMessages({ scope: scope(), conversationId: id, pageSize: CONVERSATION_MESSAGES, newestFirst: true }),
+    ]);
+    renderConversation(el.conversation, c.conversation!, [...page.messages].reverse(), page.nextPageToken !== "");
+  } catch (error) {
+    fail(el.conversation, error, "ConversationService.GetConversation");
+  }
+}
+
 async function runQuery(): Promise<void> {
   const query = el.queryInput.value.trim();
   if (!query) return;
@@ -159,6 +191,7 @@ function syncUrl(): void {
   const next = new URLSearchParams();
   if (user) next.set("user", user);
   if (session) next.set("session", session);
+  if (conversation) next.set("conversation", conversation);
   history.replaceState(null, "", `${location.pathname}${next.size ? `?${next}` : ""}`);
 }
 
@@ -170,11 +203,13 @@ async function openUser(next: string): Promise<void> {
     notice("Pick or type an end-user to explore their memory.");
     return renderGauges(el.gauges, el.relationMeta, null);
   }
-  await Promise.all([loadState(), loadTimeline(), loadHistory(), loadDrift(), el.queryInput.value ? runQuery() : Promise.resolve()]);
+  await Promise.all([loadState(), loadTimeline(), loadHistory(), loadDrift(), loadConversations(), openConversation(conversation), el.queryInput.value ? runQuery() : Promise.resolve()]);
 }
 
 el.userForm.addEventListener("submit", (e) => {
   e.preventDefault();
+  conversation = "";
+  fill(el.conversation, message("Pick a conversation to read its messages and traces."));
   void openUser(el.userInput.value);
 });
 el.queryForm.addEventListener("submit", (e) => {

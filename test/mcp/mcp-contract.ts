@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, it } from "vitest";
 
 /** Every tool any session offers; `erase_user` only where the caller may erase. */
-export const TOOLS = ["remember", "recall", "add_facts", "search_facts", "prompt_block", "forget", "history", "get_relationship", "process_turn", "drift_check"];
+export const TOOLS = ["remember", "recall", "add_facts", "search_facts", "prompt_block", "forget", "history", "get_relationship", "process_turn", "drift_check", "list_conversations"];
 
 /** Calls a tool and returns its result (never throws for a tool-level error). */
 export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arrow } from "../../src/adapters/lancedb/arrow.js";
 import { TABLE_KINDS } from "../../src/adapters/lancedb/lance-store.js";
 import { encodeTenant } from "../../src/adapters/lancedb/table-names.js";
+import { ConversationService } from "../../src/gen/agentmem/v1/conversation_service_pb.js";
 import { DriftService } from "../../src/gen/agentmem/v1/drift_service_pb.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../../src/gen/agentmem/v1/privacy_service_pb.js";
@@ -83,6 +84,12 @@ describe("every table with end-user data is erased", () => {
     await t.client(RelationalService).process({ scope, message: `My brother Sam is visiting ${MARK}` });
     await t.client(RelationalService).upsertThirdParty({ scope, thirdParty: { person: "Nia", relation: "friend" } });
     await t.client(DriftService).check({ scope, goal: `talk about baking ${MARK}` });
+    const conversation = (await t.client(ConversationService).createConversation({ scope, title: `bakes ${MARK}` })).conversation!;
+    await t.client(ConversationService).appendMessages({
+      scope,
+      conversationId: conversation.id,
+      messages: [{ content: `Sourdough tips ${MARK}`, trace: { toolName: "search", arguments: `{"q":"${MARK}"}` } }],
+    });
     await t.client(PrivacyService).erase({ tenant: "workload", externalId: GHOST });
     const suffix = `__${encodeTenant("workload")}`;
     const db = await t.app.store.connect();

@@ -2,6 +2,7 @@ import { create, type DescMessage, type DescMethod, type DescService } from "@bu
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConversationService } from "../../src/gen/agentmem/v1/conversation_service_pb.js";
 import { DriftService } from "../../src/gen/agentmem/v1/drift_service_pb.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../../src/gen/agentmem/v1/privacy_service_pb.js";
@@ -21,7 +22,7 @@ const RUNS = Number(process.env.AGENTMEM_FUZZ_RUNS ?? 4);
 const ADMIN = "admin-key-fuzzfuzzfuzzfuzz";
 const TENANT = "fuzz";
 const SERVER_SIDE = new Set([Code.Internal, Code.Unknown, Code.DataLoss, Code.Unavailable, Code.DeadlineExceeded, Code.Unimplemented]);
-const services: DescService[] = [MemoryService, RelationalService, DriftService, PrivacyService];
+const services: DescService[] = [MemoryService, RelationalService, DriftService, PrivacyService, ConversationService];
 
 let t: TestApp;
 let cases = 0;

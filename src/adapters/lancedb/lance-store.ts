@@ -18,6 +18,8 @@ import { localDirectory } from "./disk-usage.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
 import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
+import { conversationCodec, conversationSchema, messageCodec, messageSchema } from "./conversation-codec.js";
+import type { ConversationRecord, MessageRecord } from "../../core/conversations/conversation-record.js";
 import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { CacheBudget, type CacheCounters } from "./cache-budget.js";
@@ -101,11 +103,29 @@ const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   scalarIndexes: ["user"],
 };
 
+const CONVERSATIONS: TableKind<ConversationRecord> = {
+  name: "conversations",
+  schema: conversationSchema,
+  codec: conversationCodec,
+  scalarIndexes: ["user", "id"],
+  // Every call reads one end-user's conversations: served from memory (no vectors to hold).
+  partitionColumn: "user",
+  hotVectors: false,
+};
+const CONVERSATION_MESSAGES: TableKind<MessageRecord> = {
+  name: "conversation_messages",
+  schema: messageSchema,
+  codec: messageCodec,
+  scalarIndexes: ["user", "session"],
+  partitionColumn: "user",
+  hotVectors: false,
+};
+
 const AUDIT: TableKind<AuditRecord> = { name: "audit", schema: auditSchema, codec: auditCodec };
 const RETENTION: TableKind<RetentionRecord> = { name: "retention", schema: retentionSchema, codec: retentionCodec };
 
 /** Every table kind this build knows (a kind missing here is still found on disk by `personalTables`). */
-export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION];
+export const TABLE_KINDS: readonly TableKind<Keyed>[] = [MEMORIES, EPISODES, PROFILES, ANCHORS, USAGE, RELATIONS, THIRD_PARTIES, AUDIT, RETENTION, CONVERSATIONS, CONVERSATION_MESSAGES];
 
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
@@ -162,6 +182,14 @@ export class LanceStore implements Store {
 
   retention(tenant: string): Promise<LanceCollection<RetentionRecord>> {
     return this.collection(tenant, RETENTION);
+  }
+
+  conversations(tenant: string): Promise<LanceCollection<ConversationRecord>> {
+    return this.collection(tenant, CONVERSATIONS);
+  }
+
+  conversationMessages(tenant: string): Promise<LanceCollection<MessageRecord>> {
+    return this.collection(tenant, CONVERSATION_MESSAGES);
   }
 
   /**
@@ -296,7 +324,8 @@ export class LanceStore implements Store {
     const { partitionColumn } = kind;
     const { vectorColumn, textColumn } = kind.codec;
     if (!partitionColumn) return undefined;
-    if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
+    // A kind without vectors is cached only when it says so (`hotVectors: false`): rows alone.
+    if (this.budget.maxBytes <= 0 || (!vectorColumn && kind.hotVectors !== false)) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
     const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };

@@ -22,6 +22,12 @@ export interface RememberInput {
   intent?: string;
 }
 
+/** The id of the transcript turn a turn is stored as (the same formula as Add's raw turns). */
+export function episodeId(tenant: string, item: Pick<RememberInput, "key" | "role" | "content" | "observedAt" | "traceNumber">): string {
+  const { namespace, agent, session, user } = item.key;
+  return derivedId("ep", tenant, namespace, agent, session, user, item.role, item.content, item.observedAt, item.traceNumber);
+}
+
 /**
  * Stores turns: each becomes a raw episode and a content-addressed long-term memory (the same
  * text in the same scope updates its row, keeping when it was created and how often it was used).
@@ -83,7 +89,7 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
     agent: item.key.agent,
     session: item.key.session,
     user: item.key.user,
-    id: derivedId("ep", tenant, item.key.namespace, item.key.agent, item.key.session, item.key.user, item.role, item.content, item.observedAt, item.traceNumber),
+    id: episodeId(tenant, item),
     role: item.role,
     name: item.name,
     content: item.content,

@@ -5,6 +5,7 @@ import type { Clock } from "../../ports/clock.js";
 import type { Collection, Keyed } from "../../ports/collection.js";
 import { type Condition, where } from "../../ports/condition.js";
 import type { Store } from "../../ports/store.js";
+import { trimConversationMessages } from "../conversations/trim.js";
 
 /** What enforcing the cap removed. */
 export interface TrimCounts {
@@ -174,6 +175,7 @@ export class RetentionPolicy {
       deleteIn(episodes, plan.episodeIds),
       deleteIn(memories, plan.memoryIds, where.eq("pinned", false)),
     ]);
+    await trimConversationMessages(this.store, tenant, user, plan.episodeIds);
     return { episodes: deletedEpisodes, memories: deletedMemories, usersTrimmed: deletedEpisodes > 0 ? 1 : 0 };
   }
 }
