@@ -14,8 +14,8 @@ import {
 } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../src/gen/agentmem/v1/privacy_service_pb.js";
 import { ProcessRequestSchema, RelationalService } from "../src/gen/agentmem/v1/relational_service_pb.js";
-import { checkRequestShape, optionsObject, requireString } from "./request-shape.js";
 import { Conversations } from "./conversations.js";
+import { checkRequestShape, optionsObject, requireString } from "./request-shape.js";
 
 export { Code, ConnectError } from "@connectrpc/connect";
 export * from "../src/gen/agentmem/v1/common_pb.js";

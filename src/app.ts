@@ -96,6 +96,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const driftService = createDriftService(deps);
   const relationalService = createRelationalService(deps);
   const privacyService = createPrivacyService(deps);
+  const conversationService = createConversationService(deps);
   return {
     deps,
     store,
@@ -107,7 +108,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       router.service(DriftService, driftService);
       router.service(RelationalService, relationalService);
       router.service(PrivacyService, privacyService);
-      router.service(ConversationService, createConversationService(deps));
+      router.service(ConversationService, conversationService);
       registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, ConversationService, Health];
       registerReflection(

@@ -71,6 +71,17 @@ describe("MCP over Streamable HTTP at /mcp", { timeout: 120_000 }, () => {
     expect((await ok(admin, "history", { user: "gone_user" })).turns ?? []).toEqual([]);
   });
 
+  it("list_conversations shows the user's conversations, newest first", async () => {
+    const sdk = new AgentMem({ baseUrl: real.url, apiKey: WRITE });
+    const first = await sdk.conversations.create({ user: "conv_user" }, { title: "Knee rehab" });
+    const second = await sdk.conversations.create({ user: "conv_user" }, { title: "Diet plan" });
+    await sdk.conversations.create({ user: "someone_else" }, { title: "Not mine" });
+    const writer = await connect(WRITE, { "x-agentmem-user": "conv_user" });
+    const listed = (await ok(writer, "list_conversations", {})) as { conversations: { id: string; title: string }[] };
+    expect(listed.conversations.map((c) => c.id)).toEqual([second.id, first.id]);
+    expect(listed.conversations.map((c) => c.title)).toEqual(["Diet plan", "Knee rehab"]);
+  });
+
   it("the key's tenant pins every tool call: another tenant sees nothing", async () => {
     const acme = await connect(WRITE);
     await ok(acme, "remember", { user: "shared_id", text: "acme secret about the merger" });
