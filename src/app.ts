@@ -23,6 +23,8 @@ import { createMemoryService } from "./services/memory/memory-service.js";
 import { AuditLog } from "./services/privacy/audit-log.js";
 import { createPrivacyService } from "./services/privacy/privacy-service.js";
 import { RetentionPolicy } from "./services/privacy/retention-policy.js";
+import { EraseBarrier } from "./services/privacy/erase-barrier.js";
+import { withEraseBarrier } from "./services/privacy/with-erase-barrier.js";
 import { RollupScheduler } from "./services/memory/rollup-scheduler.js";
 import { withUsageAttribution } from "./services/usage/attribute-usage.js";
 import { UsageMeter } from "./services/usage/usage-meter.js";
@@ -64,7 +66,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   };
   const embedder = overrides.embedder ?? (await createEmbedder(config, hooks));
   const chat = overrides.chat ?? createChatModel(config, hooks);
+  const barrier = new EraseBarrier();
   const store = new LanceStore({
+    fence: barrier,
     uri: config.data,
     dimension: embedder.dimension,
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
@@ -84,7 +88,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const retention = new RetentionPolicy(store, clock, logger);
   retention.start(config.retentionSweepMinutes * 60_000);
   const audit = new AuditLog(store, clock, logger);
-  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit };
+  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit, barrier };
   const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
   rollups.start();
   let serving = true;
@@ -94,7 +98,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     maintenance,
     watchdog,
     routes(baseRouter) {
-      const router = withUsageAttribution(baseRouter, usage);
+      const router = withEraseBarrier(withUsageAttribution(baseRouter, usage), barrier);
       router.service(MemoryService, createMemoryService(deps));
       router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));

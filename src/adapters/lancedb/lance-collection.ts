@@ -2,6 +2,7 @@ import type { Table } from "@lancedb/lancedb";
 import type { FindOptions, Keyed, PatchableCollection, Scored, ScoreOptions } from "../../ports/collection.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
+import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
 import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
@@ -32,10 +33,16 @@ export interface HotRowsBinding {
 }
 
 type WritePayload<T> =
-  | { rows: readonly T[] }
+  | { rows: readonly T[]; ticket?: number }
   | { condition: Condition }
-  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] }
+  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[]; ticket?: number }
   | { exclusive: (table: Table) => Promise<unknown> };
+
+/** The erase barrier a collection asks before rows about an end-user land (see `WriteFence`). */
+export interface CollectionFence {
+  tenant: string;
+  fence: WriteFence;
+}
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
 function lastById<T extends Keyed>(rows: readonly T[]): T[] {
@@ -60,12 +67,15 @@ function ftsQuery(text: string): string {
 export class LanceCollection<T extends Keyed> implements PatchableCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
   private schema: Schema | undefined;
+  /** Held by erasure (`exclusive`) and maintenance (`maintain`): the two never rewrite the table at once. */
+  private rewriting: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly table: Table,
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
     private readonly hot?: HotRowsBinding,
+    private readonly fence?: CollectionFence,
   ) {
     this.queue = new WriteQueue((group, payloads) => this.commit(group, payloads));
   }
@@ -91,15 +101,15 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   }
 
   upsert(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows, ticket: this.fence?.fence.ticket() });
   }
 
   insertNew(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows, ticket: this.fence?.fence.ticket() });
   }
 
   append(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows, ticket: this.fence?.fence.ticket() });
   }
 
   delete(condition: Condition): Promise<number> {
@@ -107,7 +117,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   }
 
   patch(ids: readonly string[], change: (row: T) => T | undefined, insert: readonly T[] = []): Promise<T[]> {
-    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert });
+    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert, ticket: this.fence?.fence.ticket() });
   }
 
   async get(ids: readonly string[]): Promise<T[]> {
@@ -184,7 +194,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    * maintenance). Writes it makes bypass the hot rows, which drop what they cached on seeing them.
    */
   exclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
-    return this.queue.submit(null, { exclusive: work });
+    return this.whileRewriting(() => this.queue.submit(null, { exclusive: work }));
   }
 
   /**
@@ -192,7 +202,29 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
    * queue, so writes go on meanwhile; the hot rows keep what they hold through the versions it
    * makes (see `HotRows.endMaintenance`).
    */
-  async maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
+  maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
+    return this.whileRewriting(() => this.maintainNow(work));
+  }
+
+  /** Runs `work` once no other erasure or maintenance of this table runs, holding them off meanwhile. */
+  private whileRewriting<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.rewriting.then(work);
+    this.rewriting = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Rows the erase barrier lets land: none about an end-user erased after the write began. */
+  private admitted(rows: readonly T[], ticket: number | undefined): readonly T[] {
+    const fence = this.fence;
+    if (!fence) return rows;
+    const out = rows.filter((r) => fence.fence.admits(fence.tenant, String((r as { user?: unknown }).user ?? ""), ticket));
+    return out.length === rows.length ? rows : out;
+  }
+
+  private async maintainNow<R>(work: (table: Table) => Promise<R>): Promise<R> {
     const rows = this.hot?.rows;
     const from = await this.table.version();
     rows?.beginMaintenance();
@@ -327,10 +359,10 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       }
     }
     if (group === null && "ids" in payloads[0]) {
-      const { ids, change, insert = [] } = payloads[0];
-      const changed = (await this.get(ids)).map(change).filter((r): r is T => r !== undefined);
+      const { ids, change, insert = [], ticket } = payloads[0];
+      const changed = this.admitted((await this.get(ids)).map(change).filter((r): r is T => r !== undefined), ticket) as T[];
       // Rows to insert ride in the same commit as the change, so both land or neither does.
-      const written = lastById([...insert, ...changed]);
+      const written = lastById([...this.admitted(insert, ticket), ...changed]);
       if (written.length > 0) {
         const { data, keys, committed } = await this.encode(written);
         const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
@@ -348,7 +380,8 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
       }
       return [before];
     }
-    const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
+    const records = lastById(payloads.flatMap((p) => this.admitted((p as { rows: readonly T[] }).rows, (p as { ticket?: number }).ticket)));
+    if (records.length === 0) return payloads.map(() => undefined);
     const { data, keys, committed, partitionKeys } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.

@@ -13,6 +13,7 @@ import { AgentMemError } from "../../core/errors.js";
 import type { Keyed } from "../../ports/collection.js";
 import type { PersonalTable } from "../../ports/personal-table.js";
 import type { Store } from "../../ports/store.js";
+import type { WriteFence } from "../../ports/write-fence.js";
 import { auditCodec, auditSchema } from "./audit-codec.js";
 import { localDirectory } from "./disk-usage.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
@@ -51,6 +52,8 @@ export interface LanceStoreOptions {
   soleWriterCheckSeconds?: number;
   /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
+  /** Asked before rows about an end-user land, so an erasure is a barrier (default: none). */
+  fence?: WriteFence;
 }
 
 /** A table kind: its name prefix, schema, codec and the indexes it needs. */
@@ -221,7 +224,7 @@ export class LanceStore implements Store {
     const name = `${kind.name}__${encodeTenant(tenant)}`;
     let c = this.collections.get(name);
     if (!c) {
-      c = this.open(name, kind).then((opened) => {
+      c = this.open(tenant, name, kind).then((opened) => {
         this.ready.set(name, opened as unknown as LanceCollection<Keyed>);
         return opened;
       }, (error: unknown) => {
@@ -281,7 +284,7 @@ export class LanceStore implements Store {
     this.ready.clear();
   }
 
-  private async open<T extends Keyed>(name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
+  private async open<T extends Keyed>(tenant: string, name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
     const db = await this.connect();
     const existing = (await db.tableNames()).includes(name);
     const table = existing
@@ -289,7 +292,8 @@ export class LanceStore implements Store {
       : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind));
+    const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), fence);
   }
 
   private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
