@@ -52,6 +52,19 @@ export interface Config {
     /** Seconds after which an engine commit that has not returned turns health NOT_SERVING (`AGENTMEM_WRITE_STALL_SECONDS`, default 120; 0 = off). */
     readonly writeStallSeconds: number;
   };
+  /** Deadlines and caps per connection (see `docs/security.md`). */
+  readonly connections: {
+    /** `AGENTMEM_HEADERS_TIMEOUT_SECONDS` (default 20): a new connection's first request headers. */
+    readonly headersTimeoutMs: number;
+    /** `AGENTMEM_BODY_TIMEOUT_SECONDS` (default 60): a request body, from its headers. */
+    readonly bodyTimeoutMs: number;
+    /** `AGENTMEM_IDLE_TIMEOUT_SECONDS` (default 60): the next request on a keep-alive connection / h2 session without streams. */
+    readonly idleTimeoutMs: number;
+    /** `AGENTMEM_MAX_CONNECTIONS` (default 1024): open connections at most. */
+    readonly maxConnections: number;
+    /** `AGENTMEM_MAX_STREAMS_PER_CONNECTION` (default 100): concurrent HTTP/2 streams per session. */
+    readonly maxConcurrentStreams: number;
+  };
   /** The scheduled rollup of aged memories (off by default). */
   readonly rollup: {
     /** Minutes between passes (`AGENTMEM_ROLLUP_INTERVAL_MINUTES`); 0, the default, turns it off. */
@@ -106,6 +119,13 @@ const configSchema = z.object({
     vectorIndexRows: z.coerce.number().int().min(0),
     writeStallSeconds: z.coerce.number().min(0),
   }),
+  connections: z.object({
+    headersTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    bodyTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    idleTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    maxConnections: z.coerce.number().int().min(1),
+    maxConcurrentStreams: z.coerce.number().int().min(1).max(2 ** 31 - 1),
+  }),
   rollup: z.object({
     intervalMinutes: z.coerce.number().min(0),
     tenants: z.array(z.string().regex(SCOPE_VALUE, "rollup tenants must be 1–128 characters of [A-Za-z0-9_.:@-]")),
@@ -158,6 +178,13 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
     },
+    connections: {
+      headersTimeoutMs: env.AGENTMEM_HEADERS_TIMEOUT_SECONDS || 20,
+      bodyTimeoutMs: env.AGENTMEM_BODY_TIMEOUT_SECONDS || 60,
+      idleTimeoutMs: env.AGENTMEM_IDLE_TIMEOUT_SECONDS || 60,
+      maxConnections: env.AGENTMEM_MAX_CONNECTIONS || 1024,
+      maxConcurrentStreams: env.AGENTMEM_MAX_STREAMS_PER_CONNECTION || 100,
+    },
     rollup: {
       intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,
       tenants: (env.AGENTMEM_ROLLUP_TENANTS ?? "").split(",").map((s) => s.trim()).filter((s) => s !== ""),
@@ -178,6 +205,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     apiKeys: Object.freeze(config.apiKeys),
     openai: Object.freeze(config.openai),
     storage: Object.freeze(config.storage),
+    connections: Object.freeze(config.connections),
     rollup: Object.freeze({ ...config.rollup, tenants: Object.freeze(config.rollup.tenants) }),
   });
 }

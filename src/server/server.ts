@@ -39,7 +39,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     jsonOptions: { ignoreUnknownFields: false },
   });
   const handler = createHttpRoutes({ api, metrics });
-  const listener = createListener({ handler, logger });
+  const listener = createListener({ handler, logger, limits: config.connections });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   logger.info(
