@@ -6,6 +6,7 @@ import { createAuthInterceptor } from "./auth.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
 import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
+import { loopbackOnly } from "./loopback-only.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
 /** A running server. */
@@ -38,7 +39,9 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     compressMinBytes: 64 * 1024,
     jsonOptions: { ignoreUnknownFields: false },
   });
-  const handler = createHttpRoutes({ api, metrics });
+  const routes = createHttpRoutes({ api, metrics });
+  // Without keys every caller is admin: only loopback names may reach it (no DNS rebinding).
+  const handler = config.apiKeys.length === 0 ? loopbackOnly(routes) : routes;
   const listener = createListener({ handler, logger, limits: config.connections });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

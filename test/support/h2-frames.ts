@@ -7,7 +7,7 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7 } as const;
 
 /** One frame: 9-byte header + payload. */
-export function frame(type: number, flags: number, streamId: number, payload = Buffer.alloc(0)): Buffer {
+export function frame(type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(9);
   head.writeUIntBE(payload.length, 0, 3);
   head[3] = type;
