@@ -44,3 +44,25 @@ export function notFound(what: string, id: string): AgentMemError {
 export function notYetImplemented(rpc: string): AgentMemError {
   return new AgentMemError("UNIMPLEMENTED", "NOT_YET_IMPLEMENTED", `${rpc} is not implemented in this version of agentmem yet`);
 }
+
+/**
+ * A model or embedding provider failed. The caller gets a generic message, the reason and the
+ * HTTP status; the provider's own text (which may quote keys or internal host names) is kept in
+ * `detail` for the server log only.
+ */
+export class ProviderFailure extends AgentMemError {
+  constructor(
+    reason: string,
+    message: string,
+    metadata: Record<string, string>,
+    readonly detail: string,
+  ) {
+    super("UNAVAILABLE", reason, message, undefined, metadata);
+  }
+}
+
+/** The server-log-only detail of an error (a provider's own text), or its message. */
+export function logDetailOf(error: unknown): string {
+  if (error instanceof ProviderFailure) return error.detail;
+  return error instanceof Error ? error.message : String(error);
+}
