@@ -69,6 +69,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const barrier = new EraseBarrier();
   const store = new LanceStore({
     fence: barrier,
+    logger,
     uri: config.data,
     dimension: embedder.dimension,
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
@@ -103,7 +104,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       router.service(DriftService, createDriftService(deps));
       router.service(RelationalService, createRelationalService(deps));
       router.service(PrivacyService, createPrivacyService(deps));
-      registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
+      registerHealth(router, () => (serving && !watchdog.stalled && !store.disk.full ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, Health];
       registerReflection(
         router,

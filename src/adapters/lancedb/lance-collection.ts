@@ -10,6 +10,7 @@ import type { CommittedRow, HotRows } from "./hot-rows.js";
 import type { PartitionHit } from "./partition.js";
 import { pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
+import type { DiskSpace } from "./disk-space.js";
 
 /** How a record maps to and from a LanceDB row. */
 export interface Codec<T> {
@@ -38,10 +39,12 @@ type WritePayload<T> =
   | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[]; ticket?: number }
   | { exclusive: (table: Table) => Promise<unknown> };
 
-/** The erase barrier a collection asks before rows about an end-user land (see `WriteFence`). */
-export interface CollectionFence {
-  tenant: string;
-  fence: WriteFence;
+/** What a collection checks around its commits. */
+export interface CollectionGuards {
+  /** The erase barrier asked before rows about an end-user of `tenant` land (see `WriteFence`). */
+  fence?: { tenant: string; fence: WriteFence };
+  /** Turns a commit failed for lack of space into `DISK_FULL`, and notes commits that succeed. */
+  disk?: DiskSpace;
 }
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
@@ -75,9 +78,9 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
     private readonly hot?: HotRowsBinding,
-    private readonly fence?: CollectionFence,
+    private readonly guards: CollectionGuards = {},
   ) {
-    this.queue = new WriteQueue((group, payloads) => this.commit(group, payloads));
+    this.queue = new WriteQueue((group, payloads) => this.checkedCommit(group, payloads));
   }
 
   /** Commit sizes so far (tasks per commit), for metrics and benches. */
@@ -101,15 +104,15 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   }
 
   upsert(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows, ticket: this.fence?.fence.ticket() });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows, ticket: this.ticket() });
   }
 
   insertNew(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows, ticket: this.fence?.fence.ticket() });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows, ticket: this.ticket() });
   }
 
   append(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows, ticket: this.fence?.fence.ticket() });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows, ticket: this.ticket() });
   }
 
   delete(condition: Condition): Promise<number> {
@@ -117,7 +120,7 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
   }
 
   patch(ids: readonly string[], change: (row: T) => T | undefined, insert: readonly T[] = []): Promise<T[]> {
-    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert, ticket: this.fence?.fence.ticket() });
+    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert, ticket: this.ticket() });
   }
 
   async get(ids: readonly string[]): Promise<T[]> {
@@ -216,9 +219,14 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return run;
   }
 
+  /** The calling write's erase-barrier ticket. */
+  private ticket(): number | undefined {
+    return this.guards.fence?.fence.ticket();
+  }
+
   /** Rows the erase barrier lets land: none about an end-user erased after the write began. */
   private admitted(rows: readonly T[], ticket: number | undefined): readonly T[] {
-    const fence = this.fence;
+    const fence = this.guards.fence;
     if (!fence) return rows;
     const out = rows.filter((r) => fence.fence.admits(fence.tenant, String((r as { user?: unknown }).user ?? ""), ticket));
     return out.length === rows.length ? rows : out;
@@ -346,6 +354,19 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     }
     if (rows) applied(result.version);
     return result;
+  }
+
+  /** One commit, with a full volume reported as `DISK_FULL` and a success noted. */
+  private async checkedCommit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
+    const disk = this.guards.disk;
+    if (!disk) return this.commit(group, payloads);
+    try {
+      const out = await this.commit(group, payloads);
+      disk.succeeded();
+      return out;
+    } catch (error) {
+      throw disk.translate(error);
+    }
   }
 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {

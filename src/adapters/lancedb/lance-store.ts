@@ -16,6 +16,7 @@ import type { Store } from "../../ports/store.js";
 import type { WriteFence } from "../../ports/write-fence.js";
 import { auditCodec, auditSchema } from "./audit-codec.js";
 import { localDirectory } from "./disk-usage.js";
+import { DiskSpace, type DiskSpaceLogger } from "./disk-space.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
 import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
@@ -52,6 +53,8 @@ export interface LanceStoreOptions {
   soleWriterCheckSeconds?: number;
   /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
+  /** Where storage conditions (a full volume) are reported (default: none). */
+  logger?: DiskSpaceLogger;
   /** Asked before rows about an end-user land, so an erasure is a barrier (default: none). */
   fence?: WriteFence;
 }
@@ -118,8 +121,12 @@ export class LanceStore implements Store {
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
 
+  /** Whether the data volume is full (health turns NOT_SERVING while it is). */
+  readonly disk: DiskSpace;
+
   constructor(private readonly options: LanceStoreOptions) {
     this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
+    this.disk = new DiskSpace(localDirectory(options.uri), options.logger);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
@@ -229,7 +236,7 @@ export class LanceStore implements Store {
         return opened;
       }, (error: unknown) => {
         this.collections.delete(name);
-        throw error;
+        throw this.disk.translate(error);
       }) as unknown as Promise<LanceCollection<Keyed>>;
       this.collections.set(name, c);
     }
@@ -277,6 +284,7 @@ export class LanceStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.disk.stop();
     for (const c of (await this.openCollections()).values()) await c.idle();
     if (this.connection) (await this.connection).close();
     this.connection = null;
@@ -293,7 +301,7 @@ export class LanceStore implements Store {
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
     const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), fence);
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), { fence, disk: this.disk });
   }
 
   private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
