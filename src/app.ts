@@ -75,6 +75,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
     readConsistencySeconds: config.storage.readConsistencySeconds,
     sharedWriters: config.storage.sharedWriters,
+    durability: config.storage.durability,
   });
   const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
   maintenance.start();

@@ -51,6 +51,8 @@ export interface Config {
     readonly vectorIndexRows: number;
     /** Seconds after which an engine commit that has not returned turns health NOT_SERVING (`AGENTMEM_WRITE_STALL_SECONDS`, default 120; 0 = off). */
     readonly writeStallSeconds: number;
+    /** `AGENTMEM_DURABILITY`: `process` (default; survives a process crash) or `fsync` (each commit fsynced before it is acknowledged; see docs/security.md). */
+    readonly durability: "process" | "fsync";
   };
   /** Deadlines and caps per connection (see `docs/security.md`). */
   readonly connections: {
@@ -118,6 +120,7 @@ const configSchema = z.object({
     maintenanceSeconds: z.coerce.number().min(0),
     vectorIndexRows: z.coerce.number().int().min(0),
     writeStallSeconds: z.coerce.number().min(0),
+    durability: z.enum(["process", "fsync"]),
   }),
   connections: z.object({
     headersTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
@@ -177,6 +180,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
+      durability: env.AGENTMEM_DURABILITY || "process",
     },
     connections: {
       headersTimeoutMs: env.AGENTMEM_HEADERS_TIMEOUT_SECONDS || 20,

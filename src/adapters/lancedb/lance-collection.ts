@@ -11,6 +11,7 @@ import type { PartitionHit } from "./partition.js";
 import { pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
 import type { DiskSpace } from "./disk-space.js";
+import type { TableFsync } from "./table-fsync.js";
 
 /** How a record maps to and from a LanceDB row. */
 export interface Codec<T> {
@@ -45,6 +46,8 @@ export interface CollectionGuards {
   fence?: { tenant: string; fence: WriteFence };
   /** Turns a commit failed for lack of space into `DISK_FULL`, and notes commits that succeed. */
   disk?: DiskSpace;
+  /** With `AGENTMEM_DURABILITY=fsync`: makes each commit's files durable before it is acknowledged. */
+  fsync?: TableFsync;
 }
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
@@ -356,16 +359,16 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return result;
   }
 
-  /** One commit, with a full volume reported as `DISK_FULL` and a success noted. */
+  /** One commit (fsynced when asked), with a full volume reported as `DISK_FULL` and a success noted. */
   private async checkedCommit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
-    const disk = this.guards.disk;
-    if (!disk) return this.commit(group, payloads);
+    const { disk, fsync } = this.guards;
     try {
       const out = await this.commit(group, payloads);
-      disk.succeeded();
+      await fsync?.sync();
+      disk?.succeeded();
       return out;
     } catch (error) {
-      throw disk.translate(error);
+      throw disk ? disk.translate(error) : error;
     }
   }
 

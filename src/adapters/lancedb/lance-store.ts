@@ -17,6 +17,7 @@ import type { WriteFence } from "../../ports/write-fence.js";
 import { auditCodec, auditSchema } from "./audit-codec.js";
 import { localDirectory } from "./disk-usage.js";
 import { DiskSpace, type DiskSpaceLogger } from "./disk-space.js";
+import { TableFsync } from "./table-fsync.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
 import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
@@ -53,6 +54,11 @@ export interface LanceStoreOptions {
   soleWriterCheckSeconds?: number;
   /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
+  /**
+   * `process` (default): a write is acknowledged once LanceDB committed it — it survives a crash of
+   * this process, not a power loss. `fsync`: each commit's files and directories are fsynced first.
+   */
+  durability?: "process" | "fsync";
   /** Where storage conditions (a full volume) are reported (default: none). */
   logger?: DiskSpaceLogger;
   /** Asked before rows about an end-user land, so an erasure is a barrier (default: none). */
@@ -301,7 +307,10 @@ export class LanceStore implements Store {
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
     const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), { fence, disk: this.disk });
+    const dir = localDirectory(this.options.uri);
+    const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;
+    const guards = { fence, disk: this.disk, fsync };
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), guards);
   }
 
   private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
