@@ -137,16 +137,27 @@ const configSchema = z.object({
   }),
 });
 
-/** Parses `key:tenant:role,…` (also newline-separated, as in a keys file). */
+/**
+ * Parses `key:tenant:role,…` (also newline-separated, as in a keys file). Every entry must name
+ * a role, and a key may appear once: an ambiguous key is refused at start-up, never resolved to
+ * one of its entries. Errors never quote a key.
+ */
 export function parseApiKeys(spec: string): ApiKey[] {
-  return spec
+  const entries = spec
     .split(/[,\n]/)
     .map((s) => s.trim())
-    .filter((s) => s !== "" && !s.startsWith("#"))
-    .map((entry) => {
-      const [key, tenant, role = "write"] = entry.split(":");
-      return keySchema.parse({ key, tenant, role });
-    });
+    .filter((s) => s !== "" && !s.startsWith("#"));
+  const seen = new Set<string>();
+  return entries.map((entry, i) => {
+    const parts = entry.split(":");
+    if (parts.length !== 3) throw new Error(`invalid configuration: API key entry ${i + 1}: expected key:tenant:role (role read, write or admin)`);
+    const [key, tenant, role] = parts;
+    if (seen.has(key)) throw new Error(`invalid configuration: API key entry ${i + 1} repeats an earlier key; each key must be unique`);
+    seen.add(key);
+    const parsed = keySchema.safeParse({ key, tenant, role });
+    if (!parsed.success) throw new Error(`invalid configuration: API key entry ${i + 1}: ${parsed.error.issues[0].message}`);
+    return parsed.data;
+  });
 }
 
 function isLoopback(host: string): boolean {

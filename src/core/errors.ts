@@ -30,9 +30,12 @@ export function invalidArgument(field: string, reason: string, message: string):
   return new AgentMemError("INVALID_ARGUMENT", reason, message, field);
 }
 
-/** Input over a size or count limit: `RESOURCE_EXHAUSTED`. */
-export function tooLarge(field: string, message: string): AgentMemError {
-  return new AgentMemError("RESOURCE_EXHAUSTED", "LIMIT_EXCEEDED", message, field);
+/**
+ * Input over a size or count limit: `INVALID_ARGUMENT` / `LIMIT_EXCEEDED` naming the field and
+ * the limit (`RESOURCE_EXHAUSTED` is for quotas and server capacity: clients retry it).
+ */
+export function tooLarge(field: string, message: string, limit: number): AgentMemError {
+  return new AgentMemError("INVALID_ARGUMENT", "LIMIT_EXCEEDED", message, field, { field, limit: String(limit) });
 }
 
 /** A missing row: `NOT_FOUND`. */

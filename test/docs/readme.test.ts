@@ -61,7 +61,7 @@ describe("README snippets, run against a real server", { timeout: 180_000 }, () 
     expect(Object.keys(hit.components)).toEqual(expect.arrayContaining(["lexical", "vector", "base", "decay", "salience", "fused", "similarity"]));
     expect(JSON.parse(block).block).toContain("(March 10, 2025) I had knee surgery in March");
     const error = JSON.parse(tooMany);
-    expect(error.code).toBe("resource_exhausted");
+    expect(error.code).toBe("invalid_argument");
     expect(error.message).toBe("k is 1000; the limit is 100");
     expect(JSON.stringify(error.details)).toContain("LIMIT_EXCEEDED");
     expect(methods).toContain("agentmem.v1.MemoryService/Recall");

@@ -43,11 +43,11 @@ describe("GET /metrics", () => {
     await client.remember({ scope: { user: "u1" }, content: "I had knee surgery" });
     await client.remember({ scope: { user: "u1" }, content: "I live in Lyon" });
     const bad = await client.recall({ scope: { user: "u1" }, query: "x", k: 100_000 }).catch((e: unknown) => e);
-    expect(ConnectError.from(bad).code).toBe(Code.ResourceExhausted);
+    expect(ConnectError.from(bad).code).toBe(Code.InvalidArgument);
 
     const after = (await scrape()).text;
     expect(sample(after, "agentmem_rpc_requests_total", remember)).toBe(n0 + 2);
-    expect(sample(after, "agentmem_rpc_requests_total", { method: "agentmem.v1.MemoryService/Recall", code: "resource_exhausted" })).toBe(1);
+    expect(sample(after, "agentmem_rpc_requests_total", { method: "agentmem.v1.MemoryService/Recall", code: "invalid_argument" })).toBe(1);
     expect(sample(after, "agentmem_rpc_duration_seconds_count", { method: "agentmem.v1.MemoryService/Remember" })).toBe(n0 + 2);
     expect(sample(after, "agentmem_rpc_duration_seconds_bucket", { method: "agentmem.v1.MemoryService/Remember", le: "+Inf" })).toBe(n0 + 2);
     expect(sample(after, "agentmem_store_rows", { table: "memories" })).toBe(2);
