@@ -54,6 +54,8 @@ export interface Config {
     /** `AGENTMEM_DURABILITY`: `process` (default; survives a process crash) or `fsync` (each commit fsynced before it is acknowledged; see docs/security.md). */
     readonly durability: "process" | "fsync";
   };
+  /** `GET /metrics`: `key` (`AGENTMEM_METRICS_KEY`, default unset = open) and how long table stats are reused (`AGENTMEM_METRICS_STORAGE_SECONDS`, default 15). */
+  readonly metrics: { readonly key?: string; readonly storageStatsMaxAgeMs: number };
   /** Deadlines and caps per connection (see `docs/security.md`). */
   readonly connections: {
     /** `AGENTMEM_HEADERS_TIMEOUT_SECONDS` (default 20): a new connection's first request headers. */
@@ -121,6 +123,10 @@ const configSchema = z.object({
     vectorIndexRows: z.coerce.number().int().min(0),
     writeStallSeconds: z.coerce.number().min(0),
     durability: z.enum(["process", "fsync"]),
+  }),
+  metrics: z.object({
+    key: z.string().min(16, "AGENTMEM_METRICS_KEY must be at least 16 characters").optional(),
+    storageStatsMaxAgeMs: z.coerce.number().min(0).transform((s) => Math.round(s * 1000)),
   }),
   connections: z.object({
     headersTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
@@ -193,6 +199,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
       durability: env.AGENTMEM_DURABILITY || "process",
     },
+    metrics: {
+      key: env.AGENTMEM_METRICS_KEY || undefined,
+      storageStatsMaxAgeMs: env.AGENTMEM_METRICS_STORAGE_SECONDS ?? 15,
+    },
     connections: {
       headersTimeoutMs: env.AGENTMEM_HEADERS_TIMEOUT_SECONDS || 20,
       bodyTimeoutMs: env.AGENTMEM_BODY_TIMEOUT_SECONDS || 60,
@@ -221,6 +231,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     openai: Object.freeze(config.openai),
     storage: Object.freeze(config.storage),
     connections: Object.freeze(config.connections),
+    metrics: Object.freeze(config.metrics),
     rollup: Object.freeze({ ...config.rollup, tenants: Object.freeze(config.rollup.tenants) }),
   });
 }

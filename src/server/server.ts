@@ -24,7 +24,7 @@ export interface RunningServer {
 export async function startServer(config: Config, overrides: AppOverrides = {}): Promise<RunningServer> {
   const app = await createApp(config, overrides);
   const logger = app.deps.logger;
-  const metrics = createMetrics({ store: app.store, watchdog: app.watchdog });
+  const metrics = createMetrics({ store: app.store, watchdog: app.watchdog, storageStatsMaxAgeMs: config.metrics.storageStatsMaxAgeMs });
   app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
   app.deps.usage.onRecord((d) => {
     metrics.modelTokens.inc({ kind: "embedding" }, d.embeddingTokens);
@@ -39,7 +39,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     compressMinBytes: 64 * 1024,
     jsonOptions: { ignoreUnknownFields: false },
   });
-  const routes = createHttpRoutes({ api, metrics });
+  const routes = createHttpRoutes({ api, metrics, metricsKey: config.metrics.key });
   // Without keys every caller is admin: only loopback names may reach it (no DNS rebinding).
   const handler = config.apiKeys.length === 0 ? loopbackOnly(routes) : routes;
   const listener = createListener({ handler, logger, limits: config.connections });

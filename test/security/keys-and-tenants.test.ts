@@ -69,3 +69,21 @@ describe("tenant values in dev mode", () => {
     expect(error.findDetails(ErrorInfoSchema)[0]?.reason).toBe("NO_PRINCIPAL");
   });
 });
+
+describe("GET /metrics behind AGENTMEM_METRICS_KEY", () => {
+  it("answers 401 without the key and the exposition with it; health stays open", async () => {
+    const { startRealServer } = await import("../support/real-server.js");
+    const real = await startRealServer({ env: { AGENTMEM_METRICS_KEY: "metrics-key-0123456789" } });
+    try {
+      expect((await fetch(`${real.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${real.url}/metrics`, { headers: { authorization: "Bearer wrong-key-0123456789" } })).status).toBe(401);
+      const ok = await fetch(`${real.url}/metrics`, { headers: { authorization: "Bearer metrics-key-0123456789" } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain("agentmem_rpc_requests_total");
+      const health = await fetch(`${real.url}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(await health.json()).toEqual({ status: "SERVING" });
+    } finally {
+      await real.close();
+    }
+  });
+});

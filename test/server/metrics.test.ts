@@ -7,7 +7,8 @@ let real: RealServer;
 let client: AgentMem;
 
 beforeAll(async () => {
-  real = await startRealServer();
+  // Fresh table stats on every scrape, so the row gauges move within the test.
+  real = await startRealServer({ env: { AGENTMEM_METRICS_STORAGE_SECONDS: "0" } });
   client = new AgentMem({ baseUrl: real.url });
 });
 afterAll(() => real?.close());
