@@ -152,6 +152,20 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
   }
 
+  async project(condition: Condition, columns: readonly string[]): Promise<Record<string, string | number | null>[]> {
+    const sql = renderCondition(condition);
+    const query = this.table.query().select([...columns]);
+    const rows = (await (sql ? query.where(sql) : query).toArray()) as Record<string, unknown>[];
+    return rows.map((r) => {
+      const out: Record<string, string | number | null> = {};
+      for (const c of columns) {
+        const v = r[c];
+        out[c] = typeof v === "bigint" ? Number(v) : typeof v === "number" || typeof v === "string" ? v : v == null ? null : String(v);
+      }
+      return out;
+    });
+  }
+
   async count(condition: Condition): Promise<number> {
     const partition = await this.partitionFor(condition, "rows");
     if (partition) return partition.count(rowFilter(condition));

@@ -70,10 +70,13 @@ export class AuditLog {
   async page(tenant: string, pageSize: number, pageToken: string): Promise<AuditPage> {
     const before = decodeCursor(tenant, pageToken);
     const audit = await this.store.audit(tenant);
-    const rows = await audit.find(before === undefined ? where.all() : where.lt("id", before));
-    rows.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    const records = rows.slice(0, pageSize);
-    const more = rows.length > pageSize;
+    // Ids only, then the page's rows: a page never loads the whole trail.
+    const ids = (await audit.project(before === undefined ? where.all() : where.lt("id", before), ["id"])).map((r) => String(r.id));
+    ids.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    const pageIds = ids.slice(0, pageSize);
+    const byId = new Map((await audit.get(pageIds)).map((r) => [r.id, r]));
+    const records = pageIds.map((id) => byId.get(id)).filter((r): r is AuditRecord => r !== undefined);
+    const more = ids.length > pageSize;
     return { records, nextPageToken: more ? encodeCursor(tenant, records[records.length - 1].id) : "" };
   }
 }
