@@ -122,6 +122,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await retention.stop();
       await access.stop();
       await usage.stop();
+      await audit.flushRefusals();
       await maintenance.stop();
       watchdog.stop();
       await store.close();

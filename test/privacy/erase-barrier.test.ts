@@ -130,3 +130,21 @@ describe("Erase is a barrier", { timeout: 120_000 }, () => {
     expect(await exportedTexts(user)).toEqual(["a turn after the erasure", "a turn after the erasure"]);
   });
 });
+
+describe("refused calls in the audit trail", () => {
+  it("are summed per key, operation and outcome instead of one row per call", async () => {
+    const reader = "read-key-bbbbbbbbbbbbbbbbbb";
+    const app = await createTestApp({ apiKeys: `${ADMIN}:tally:admin,${reader}:tally:read` });
+    try {
+      const memory = app.client(MemoryService, reader);
+      for (let i = 0; i < 40; i++) await memory.remember({ scope: { user: "x" }, content: `refused ${i}` }).catch(() => undefined);
+      const rows = async () =>
+        (await app.client(PrivacyService, ADMIN).listAudit({ pageSize: 1000 })).records.filter((r) => r.operation.endsWith("/Remember") && r.outcome === "PERMISSION_DENIED");
+      expect((await rows()).map((r) => r.counts.refused)).toEqual([1n]);
+      await app.app.deps.audit.flushRefusals();
+      expect((await rows()).map((r) => r.counts.refused).sort()).toEqual([1n, 39n]);
+    } finally {
+      await app.close();
+    }
+  });
+});

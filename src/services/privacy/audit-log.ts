@@ -5,6 +5,7 @@ import type { AuditRecord } from "../../core/privacy/audit-record.js";
 import type { Clock } from "../../ports/clock.js";
 import { where } from "../../ports/condition.js";
 import type { Store } from "../../ports/store.js";
+import { RefusalTally } from "./refusal-tally.js";
 
 /** One page of the audit trail, newest first. */
 export interface AuditPage {
@@ -42,12 +43,27 @@ function decodeCursor(tenant: string, token: string): string | undefined {
 /** The append-only audit trail of every tenant (one `audit` table each). */
 export class AuditLog {
   private sequence = 0;
+  private readonly refusals: RefusalTally;
 
+  /** `refusalWindowMs`: refused calls of one key and operation are summed over this (default 60 000). */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    options: { refusalWindowMs?: number } = {},
+  ) {
+    this.refusals = new RefusalTally((tenant, record) => this.append(tenant, record), (at) => this.newId(at), options.refusalWindowMs);
+  }
+
+  /** Records a refused call: the first per key, operation and outcome at once, the rest summed (`counts.refused`). */
+  appendRefused(tenant: string, record: AuditRecord): Promise<void> {
+    return this.refusals.refused(tenant, record);
+  }
+
+  /** Writes the refusals counted but not yet written (on shutdown). */
+  flushRefusals(): Promise<void> {
+    return this.refusals.flush();
+  }
 
   /** The time records are stamped with (the injected clock), epoch ms. */
   now(): number {
