@@ -25,6 +25,8 @@ import { createMemoryService } from "./services/memory/memory-service.js";
 import { AuditLog } from "./services/privacy/audit-log.js";
 import { createPrivacyService } from "./services/privacy/privacy-service.js";
 import { RetentionPolicy } from "./services/privacy/retention-policy.js";
+import { EraseBarrier } from "./services/privacy/erase-barrier.js";
+import { withEraseBarrier } from "./services/privacy/with-erase-barrier.js";
 import { RollupScheduler } from "./services/memory/rollup-scheduler.js";
 import { withUsageAttribution } from "./services/usage/attribute-usage.js";
 import { UsageMeter } from "./services/usage/usage-meter.js";
@@ -66,12 +68,16 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   };
   const embedder = overrides.embedder ?? (await createEmbedder(config, hooks));
   const chat = overrides.chat ?? createChatModel(config, hooks);
+  const barrier = new EraseBarrier();
   const store = new LanceStore({
+    fence: barrier,
+    logger,
     uri: config.data,
     dimension: embedder.dimension,
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
     readConsistencySeconds: config.storage.readConsistencySeconds,
     sharedWriters: config.storage.sharedWriters,
+    durability: config.storage.durability,
   });
   const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
   maintenance.start();
@@ -86,7 +92,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const retention = new RetentionPolicy(store, clock, logger);
   retention.start(config.retentionSweepMinutes * 60_000);
   const audit = new AuditLog(store, clock, logger);
-  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit };
+  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit, barrier };
   const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
   rollups.start();
   let serving = true;
@@ -103,13 +109,13 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     maintenance,
     watchdog,
     routes(baseRouter) {
-      const router = withUsageAttribution(baseRouter, usage);
+      const router = withEraseBarrier(withUsageAttribution(baseRouter, usage), barrier);
       router.service(MemoryService, memoryService);
       router.service(DriftService, driftService);
       router.service(RelationalService, relationalService);
       router.service(PrivacyService, privacyService);
       router.service(ConversationService, conversationService);
-      registerHealth(router, () => (serving && !watchdog.stalled ? "SERVING" : "NOT_SERVING"));
+      registerHealth(router, () => (serving && !watchdog.stalled && !store.disk.full ? "SERVING" : "NOT_SERVING"));
       const services = [MemoryService, DriftService, RelationalService, PrivacyService, ConversationService, Health];
       registerReflection(
         router,
@@ -126,6 +132,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await retention.stop();
       await access.stop();
       await usage.stop();
+      await audit.flushRefusals();
       await maintenance.stop();
       watchdog.stop();
       await store.close();

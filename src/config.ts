@@ -51,6 +51,23 @@ export interface Config {
     readonly vectorIndexRows: number;
     /** Seconds after which an engine commit that has not returned turns health NOT_SERVING (`AGENTMEM_WRITE_STALL_SECONDS`, default 120; 0 = off). */
     readonly writeStallSeconds: number;
+    /** `AGENTMEM_DURABILITY`: `process` (default; survives a process crash) or `fsync` (each commit fsynced before it is acknowledged; see docs/security.md). */
+    readonly durability: "process" | "fsync";
+  };
+  /** `GET /metrics`: `key` (`AGENTMEM_METRICS_KEY`, default unset = open) and how long table stats are reused (`AGENTMEM_METRICS_STORAGE_SECONDS`, default 15). */
+  readonly metrics: { readonly key?: string; readonly storageStatsMaxAgeMs: number };
+  /** Deadlines and caps per connection (see `docs/security.md`). */
+  readonly connections: {
+    /** `AGENTMEM_HEADERS_TIMEOUT_SECONDS` (default 20): a new connection's first request headers. */
+    readonly headersTimeoutMs: number;
+    /** `AGENTMEM_BODY_TIMEOUT_SECONDS` (default 60): a request body, from its headers. */
+    readonly bodyTimeoutMs: number;
+    /** `AGENTMEM_IDLE_TIMEOUT_SECONDS` (default 60): the next request on a keep-alive connection / h2 session without streams. */
+    readonly idleTimeoutMs: number;
+    /** `AGENTMEM_MAX_CONNECTIONS` (default 1024): open connections at most. */
+    readonly maxConnections: number;
+    /** `AGENTMEM_MAX_STREAMS_PER_CONNECTION` (default 100): concurrent HTTP/2 streams per session. */
+    readonly maxConcurrentStreams: number;
   };
   /** The scheduled rollup of aged memories (off by default). */
   readonly rollup: {
@@ -105,6 +122,18 @@ const configSchema = z.object({
     maintenanceSeconds: z.coerce.number().min(0),
     vectorIndexRows: z.coerce.number().int().min(0),
     writeStallSeconds: z.coerce.number().min(0),
+    durability: z.enum(["process", "fsync"]),
+  }),
+  metrics: z.object({
+    key: z.string().min(16, "AGENTMEM_METRICS_KEY must be at least 16 characters").optional(),
+    storageStatsMaxAgeMs: z.coerce.number().min(0).transform((s) => Math.round(s * 1000)),
+  }),
+  connections: z.object({
+    headersTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    bodyTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    idleTimeoutMs: z.coerce.number().positive().transform((s) => Math.round(s * 1000)),
+    maxConnections: z.coerce.number().int().min(1),
+    maxConcurrentStreams: z.coerce.number().int().min(1).max(2 ** 31 - 1),
   }),
   rollup: z.object({
     intervalMinutes: z.coerce.number().min(0),
@@ -114,16 +143,27 @@ const configSchema = z.object({
   }),
 });
 
-/** Parses `key:tenant:role,…` (also newline-separated, as in a keys file). */
+/**
+ * Parses `key:tenant:role,…` (also newline-separated, as in a keys file). Every entry must name
+ * a role, and a key may appear once: an ambiguous key is refused at start-up, never resolved to
+ * one of its entries. Errors never quote a key.
+ */
 export function parseApiKeys(spec: string): ApiKey[] {
-  return spec
+  const entries = spec
     .split(/[,\n]/)
     .map((s) => s.trim())
-    .filter((s) => s !== "" && !s.startsWith("#"))
-    .map((entry) => {
-      const [key, tenant, role = "write"] = entry.split(":");
-      return keySchema.parse({ key, tenant, role });
-    });
+    .filter((s) => s !== "" && !s.startsWith("#"));
+  const seen = new Set<string>();
+  return entries.map((entry, i) => {
+    const parts = entry.split(":");
+    if (parts.length !== 3) throw new Error(`invalid configuration: API key entry ${i + 1}: expected key:tenant:role (role read, write or admin)`);
+    const [key, tenant, role] = parts;
+    if (seen.has(key)) throw new Error(`invalid configuration: API key entry ${i + 1} repeats an earlier key; each key must be unique`);
+    seen.add(key);
+    const parsed = keySchema.safeParse({ key, tenant, role });
+    if (!parsed.success) throw new Error(`invalid configuration: API key entry ${i + 1}: ${parsed.error.issues[0].message}`);
+    return parsed.data;
+  });
 }
 
 function isLoopback(host: string): boolean {
@@ -157,6 +197,18 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       maintenanceSeconds: env.AGENTMEM_MAINTENANCE_SECONDS ?? 30,
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
+      durability: env.AGENTMEM_DURABILITY || "process",
+    },
+    metrics: {
+      key: env.AGENTMEM_METRICS_KEY || undefined,
+      storageStatsMaxAgeMs: env.AGENTMEM_METRICS_STORAGE_SECONDS ?? 15,
+    },
+    connections: {
+      headersTimeoutMs: env.AGENTMEM_HEADERS_TIMEOUT_SECONDS || 20,
+      bodyTimeoutMs: env.AGENTMEM_BODY_TIMEOUT_SECONDS || 60,
+      idleTimeoutMs: env.AGENTMEM_IDLE_TIMEOUT_SECONDS || 60,
+      maxConnections: env.AGENTMEM_MAX_CONNECTIONS || 1024,
+      maxConcurrentStreams: env.AGENTMEM_MAX_STREAMS_PER_CONNECTION || 100,
     },
     rollup: {
       intervalMinutes: env.AGENTMEM_ROLLUP_INTERVAL_MINUTES || 0,
@@ -178,6 +230,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     apiKeys: Object.freeze(config.apiKeys),
     openai: Object.freeze(config.openai),
     storage: Object.freeze(config.storage),
+    connections: Object.freeze(config.connections),
+    metrics: Object.freeze(config.metrics),
     rollup: Object.freeze({ ...config.rollup, tenants: Object.freeze(config.rollup.tenants) }),
   });
 }

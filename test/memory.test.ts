@@ -112,7 +112,9 @@ describe("MemoryService core verbs", () => {
       expect(reasonOf(err)).toBe(reason);
     }
     const big = await c.recall({ scope: { user: "b" }, query: "x", k: 101 }).catch((e: unknown) => e);
-    expect(ConnectError.from(big).code).toBe(Code.ResourceExhausted);
+    expect(ConnectError.from(big).code).toBe(Code.InvalidArgument);
+    const limit = ConnectError.from(big).findDetails(ErrorInfoSchema)[0];
+    expect(limit).toMatchObject({ reason: "LIMIT_EXCEEDED", metadata: { field: "k", limit: "100" } });
     expect((await c.listMemories({ scope: { user: "b" } })).memories).toEqual([]);
   });
 

@@ -80,7 +80,7 @@ describe("RelationalService.Process offline (no chat model)", () => {
     expect(reasonOf(await failure(c.process({ scope: {}, message: "hi" })))).toBe("INVALID_SCOPE");
     expect(reasonOf(await failure(c.process({ scope: { user: "v" }, message: "  " })))).toBe("MESSAGE_REQUIRED");
     expect(reasonOf(await failure(c.process({ scope: { user: "v" }, message: "hi", minSimilarity: 1.5 })))).toBe("INVALID_THRESHOLD");
-    expect((await failure(c.process({ scope: { user: "v" }, message: "hi", k: 21 }))).code).toBe(Code.ResourceExhausted);
+    expect((await failure(c.process({ scope: { user: "v" }, message: "hi", k: 21 }))).code).toBe(Code.InvalidArgument);
     expect(reasonOf(await failure(c.recordEvent({ scope: { user: "v" }, kind: EventKind.UNSPECIFIED })))).toBe("INVALID_ENUM");
     const state = await c.getState({ scope: { user: "v" } });
     expect(state.interactionCount).toBe(0n);

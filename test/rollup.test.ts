@@ -112,6 +112,7 @@ function faultyStore(store: Store, fail: { summaryWrite?: boolean; delete?: bool
     insertNew: (rows) => real.insertNew(rows),
     get: (ids) => real.get(ids),
     find: (condition, options) => real.find(condition, options),
+    project: (condition, columns) => real.project(condition, columns),
     count: (condition) => real.count(condition),
     nearest: (vector, condition, limit) => real.nearest(vector, condition, limit),
     match: (text, condition, limit) => real.match(text, condition, limit),

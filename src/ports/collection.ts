@@ -41,6 +41,11 @@ export interface Collection<T extends Keyed> {
   get(ids: readonly string[]): Promise<T[]>;
   /** Rows matching a condition (unordered). */
   find(condition: Condition, options?: FindOptions): Promise<T[]>;
+  /**
+   * Just these columns (stored names, as in conditions) of the matching rows, read by the engine:
+   * how a page is chosen without loading every row's content (then `get` the page's ids).
+   */
+  project(condition: Condition, columns: readonly string[]): Promise<Record<string, string | number | null>[]>;
   count(condition: Condition): Promise<number>;
   /** Nearest rows by cosine similarity among rows matching the condition (a condition on `id` scores just those rows). */
   nearest(vector: Float32Array, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;

@@ -115,7 +115,9 @@ export function createAuditInterceptor(log: AuditLog, logger: Logger): Intercept
       };
       // The call's own result stands; a failed audit write is loud in the log.
       if (principal.keyId !== ANONYMOUS) {
-        await log.append(tenant, record).catch((error: unknown) => logger.error({ err: String(error), method, tenant }, "audit write failed"));
+        // Refused and failed calls are summed per key, operation and outcome, so a flood of them cannot grow the trail without bound.
+        const write = outcome === "OK" ? log.append(tenant, record) : log.appendRefused(tenant, record);
+        await write.catch((error: unknown) => logger.error({ err: String(error), method, tenant }, "audit write failed"));
       }
     }
   };

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "pino";
-import { AgentMemError, type ErrorCode } from "../core/errors.js";
+import { AgentMemError, type ErrorCode, logDetailOf, ProviderFailure } from "../core/errors.js";
 import { BadRequest_FieldViolationSchema, BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 
 /** ErrorInfo domain for every agentmem error. */
@@ -58,9 +58,9 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
           : error instanceof ConnectError
             ? error
             : new ConnectError("internal error", Code.Internal);
-      const level = translated.code === Code.Internal ? "error" : "info";
+      const level = translated.code === Code.Internal ? "error" : error instanceof ProviderFailure ? "warn" : "info";
       logger[level](
-        { requestId, method, code: Code[translated.code], ms: Math.round(performance.now() - started), err: level === "error" ? String(error) : undefined },
+        { requestId, method, code: Code[translated.code], ms: Math.round(performance.now() - started), err: level === "info" ? undefined : logDetailOf(error) },
         "rpc",
       );
       throw translated;

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
@@ -15,6 +16,8 @@ export interface HttpRoutesOptions {
   mcp?: DualHandler;
   /** The built web page (index.html, app.js, style.css). Default: {@link defaultUiDir}. */
   uiDir?: string;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <metricsKey>` (default: open). */
+  metricsKey?: string;
 }
 
 const TYPES: Record<string, string> = {
@@ -44,6 +47,13 @@ export function defaultUiDir(): string {
 }
 
 type AnyResponse = Parameters<DualHandler>[1];
+
+/** Compares `Authorization: Bearer X` with the key in constant time (as SHA-256 digests). */
+function bearerMatches(header: string | undefined, key: string): boolean {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? "";
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(token), digest(key));
+}
 type Head = Record<string, string | number>;
 interface SimpleResponse {
   writeHead(status: number, headers: Head): unknown;
@@ -88,6 +98,10 @@ export function createHttpRoutes(options: HttpRoutesOptions): DualHandler {
       return;
     }
     if (read && path === "/metrics" && metrics) {
+      if (options.metricsKey !== undefined && !bearerMatches(req.headers.authorization, options.metricsKey)) {
+        send(res, 401, { "content-type": "text/plain", "www-authenticate": "Bearer" }, "metrics need a bearer key (AGENTMEM_METRICS_KEY)\n");
+        return;
+      }
       metrics.render().then(
         ({ contentType, body }) => send(res, 200, { "content-type": contentType, "cache-control": "no-store" }, body),
         () => send(res, 500, { "content-type": "text/plain" }, "metrics unavailable\n"),

@@ -4,8 +4,7 @@ import * as net from "node:net";
 
 /** The HTTP/2 client connection preface (RFC 9113 §3.4): how an h2c prior-knowledge client opens. */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-/** How long a new connection may stay silent before its protocol is known. */
-const SNIFF_TIMEOUT_MS = 30_000;
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardHttp1, guardHttp2Session } from "./connection-guard.js";
 
 /** A request handler that serves both HTTP/1.1 and HTTP/2, such as `connectNodeAdapter(...)`. */
 export type DualHandler = (
@@ -25,6 +24,8 @@ export interface ListenerOptions {
   handler: DualHandler;
   /** Receives connection errors and forced shutdowns. Default: no logging. */
   logger?: ListenerLogger;
+  /** Deadlines and caps per connection (default `DEFAULT_CONNECTION_LIMITS`). */
+  limits?: ConnectionLimits;
 }
 
 /** One TCP port that serves HTTP/1.1 and cleartext HTTP/2 (prior knowledge). */
@@ -41,6 +42,7 @@ export interface Listener {
 /** Creates a {@link Listener} that sniffs each connection for the HTTP/2 preface. */
 export function createListener(options: ListenerOptions): Listener {
   const { handler, logger } = options;
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
   const h2Sockets = new Set<net.Socket>();
@@ -63,8 +65,9 @@ export function createListener(options: ListenerOptions): Listener {
     });
     handler(req, res);
   });
-  const h2 = http2.createServer(handler);
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxConcurrentStreams } }, handler);
   h2.on("session", (session) => {
+    guardHttp2Session(session, limits, logger);
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
     if (closing) session.close();
@@ -82,7 +85,7 @@ export function createListener(options: ListenerOptions): Listener {
     socket.on("error", (err) => logger?.debug({ err }, "connection error"));
     // A connection that never says a word must not hold a socket forever.
     const silent = (): void => void socket.destroy();
-    socket.setTimeout(SNIFF_TIMEOUT_MS, silent);
+    socket.setTimeout(limits.headersTimeoutMs, silent);
     sniff(socket, () => {
       socket.setTimeout(0);
       socket.off("timeout", silent);
@@ -101,6 +104,8 @@ export function createListener(options: ListenerOptions): Listener {
       decided();
       socket.unshift(head);
       if (isH2) h2Sockets.add(socket);
+      // Node arms its own header/request timeouts only for sockets its server accepted itself.
+      else guardHttp1(socket, h1, limits, logger);
       (isH2 ? h2 : h1).emit("connection", socket);
     });
   }
@@ -108,6 +113,8 @@ export function createListener(options: ListenerOptions): Listener {
   return {
     listen(host, port) {
       return new Promise((resolve, reject) => {
+        // Past the cap, new connections are closed at once (Node's `maxConnections`).
+        tcp.maxConnections = limits.maxConnections;
         tcp.once("error", reject);
         tcp.listen(port, host, () => {
           tcp.off("error", reject);

@@ -19,6 +19,8 @@ export interface MetricsOptions {
   maintenance?: { readonly counters: Readonly<MaintenanceOutcomes> };
   /** Also export the Node process metrics (CPU, memory, event loop). Default true. */
   processMetrics?: boolean;
+  /** Milliseconds a scan of every table's stats is reused by later scrapes (default 15 000; 0 = every scrape). */
+  storageStatsMaxAgeMs?: number;
 }
 
 /** What the maintenance counters must hold for `/metrics` (see `MaintenanceCounters`). */
@@ -75,7 +77,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ["task", "outcome"] as const,
     registers: [registry],
   });
-  if (options.store) registerStorageGauges(registry, options.store);
+  if (options.store) registerStorageGauges(registry, options.store, options.storageStatsMaxAgeMs ?? 15_000);
   if (options.store?.cacheCounters) registerCacheGauges(registry, options.store);
   if (options.watchdog) registerWatchdogGauges(registry, options.watchdog);
   if (options.maintenance) registerMaintenanceCounters(registry, options.maintenance);
@@ -164,7 +166,7 @@ function registerCacheGauges(registry: Registry, store: MetricsStore): void {
  * Rows and fragments per table kind, summed over tenants (no tenant label: `/metrics` is public
  * and must not list customers; per-tenant figures are in the `Usage` RPC).
  */
-function registerStorageGauges(registry: Registry, store: MetricsStore): void {
+function registerStorageGauges(registry: Registry, store: MetricsStore, maxAgeMs: number): void {
   const tables = new Map<string, Table>();
   // prom-client awaits each gauge's collect on scrape; the first starts one scan, the others share it.
   const collectOnce = (): Promise<void> => once();
@@ -192,6 +194,8 @@ function registerStorageGauges(registry: Registry, store: MetricsStore): void {
   const tenants = new Gauge({ name: "agentmem_store_tenants", help: "Tenants with stored tables", registers: [registry], collect: collectOnce });
 
   let pending: Promise<void> | null = null;
+  // A scan opens every tenant's tables: scrapes within `maxAgeMs` reuse the last one.
+  let scannedAt = -Infinity;
   const collect = async (): Promise<void> => {
     const db = await store.connect();
     const names = await db.tableNames();
@@ -225,9 +229,14 @@ function registerStorageGauges(registry: Registry, store: MetricsStore): void {
     tenants.set(tenantIds.size);
   };
   const once = async (): Promise<void> => {
-    pending ??= collect().finally(() => {
-      pending = null;
-    });
+    if (maxAgeMs > 0 && performance.now() - scannedAt < maxAgeMs) return;
+    pending ??= collect()
+      .then(() => {
+        scannedAt = performance.now();
+      })
+      .finally(() => {
+        pending = null;
+      });
     return pending;
   };
 }

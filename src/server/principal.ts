@@ -1,5 +1,6 @@
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { AgentMemError } from "../core/errors.js";
+import { checkScopeValue } from "../core/scope.js";
 
 /** A caller's role; each includes the ones before it. */
 export type Role = "read" | "write" | "admin";
@@ -13,8 +14,11 @@ export interface Principal {
   role: Role;
 }
 
-/** Context key carrying the principal. */
-export const principalKey = createContextKey<Principal>({ keyId: "anonymous", tenant: null, role: "read" });
+/** The principal of a call the auth interceptor never saw: no tenant, no role to act with. */
+const NOBODY: Principal = Object.freeze({ keyId: "anonymous", tenant: null, role: "read" });
+
+/** Context key carrying the principal (fails closed: without the auth interceptor, `resolveTenant` refuses). */
+export const principalKey = createContextKey<Principal>(NOBODY);
 
 /** The tenant used when dev mode requests name none. */
 export const DEV_TENANT = "default";
@@ -25,7 +29,12 @@ export const DEV_TENANT = "default";
  */
 export function resolveTenant(ctx: HandlerContext, requested: string): string {
   const p = ctx.values.get(principalKey);
-  if (p.tenant === null) return requested || DEV_TENANT;
+  if (p === NOBODY) throw new AgentMemError("UNAUTHENTICATED", "NO_PRINCIPAL", "the call was not authenticated");
+  if (p.tenant === null) {
+    // Dev mode trusts the named tenant, but it still becomes a table name: validate it like any scope value.
+    checkScopeValue("tenant", requested);
+    return requested || DEV_TENANT;
+  }
   if (requested !== "" && requested !== p.tenant) {
     throw new AgentMemError("PERMISSION_DENIED", "TENANT_MISMATCH", "the request names a tenant that this API key does not belong to");
   }

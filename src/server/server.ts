@@ -7,6 +7,7 @@ import { createApiInterceptors } from "./api-interceptors.js";
 import { createAuthenticator } from "./auth.js";
 import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
+import { loopbackOnly } from "./loopback-only.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
 /** A running server. */
@@ -24,7 +25,12 @@ export interface RunningServer {
 export async function startServer(config: Config, overrides: AppOverrides = {}): Promise<RunningServer> {
   const app = await createApp(config, overrides);
   const logger = app.deps.logger;
-  const metrics = createMetrics({ store: app.store, watchdog: app.watchdog, maintenance: app.maintenance });
+  const metrics = createMetrics({
+    store: app.store,
+    watchdog: app.watchdog,
+    maintenance: app.maintenance,
+    storageStatsMaxAgeMs: config.metrics.storageStatsMaxAgeMs,
+  });
   app.maintenance.onRun((task, outcome) => metrics.maintenanceRuns.inc({ task, outcome }));
   app.deps.usage.onRecord((d) => {
     metrics.modelTokens.inc({ kind: "embedding" }, d.embeddingTokens);
@@ -48,8 +54,10 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     devMode: config.apiKeys.length === 0,
     logger,
   });
-  const handler = createHttpRoutes({ api, metrics, mcp });
-  const listener = createListener({ handler, logger });
+  const routes = createHttpRoutes({ api, metrics, mcp, metricsKey: config.metrics.key });
+  // Without keys every caller is admin: only loopback names may reach it (no DNS rebinding).
+  const handler = config.apiKeys.length === 0 ? loopbackOnly(routes) : routes;
+  const listener = createListener({ handler, logger, limits: config.connections });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   logger.info(

@@ -6,6 +6,7 @@ import type { Embedder } from "../ports/embedder.js";
 import type { Store } from "../ports/store.js";
 import type { AccessTracker } from "./memory/access-tracker.js";
 import type { AuditLog } from "./privacy/audit-log.js";
+import type { EraseBarrier } from "./privacy/erase-barrier.js";
 import type { RetentionPolicy } from "./privacy/retention-policy.js";
 import type { UsageMeter } from "./usage/usage-meter.js";
 
@@ -24,4 +25,6 @@ export interface ServiceDeps {
   readonly retention: RetentionPolicy;
   /** The append-only audit trail (written by the audit interceptor). */
   readonly audit: AuditLog;
+  /** Erase as a barrier: writes for an end-user run under `barrier.write`, erasures under `barrier.erase`. */
+  readonly barrier: EraseBarrier;
 }

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProgram } from "../../src/cli.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
-const LOCOMO = join(import.meta.dirname, "..", "..", "..", "shared", "datasets", "locomo", "26.json");
+/** A small LoCoMo-format conversation written for this test (a clone has no `../shared` datasets). */
+const LOCOMO = join(import.meta.dirname, "..", "fixtures", "locomo-invented.json");
 const ADMIN = "cli-admin-key-0123456789abcdef";
 const READER = "cli-read-key-0123456789abcdef";
 
@@ -44,26 +45,26 @@ afterAll(async () => {
 describe("agentmem CLI against a running server", { timeout: 180_000 }, () => {
   it("imports a LoCoMo file with progress and a count, then search prints dated results and block stays in budget", async () => {
     const imported = await cli(["import", LOCOMO, "--user", "demo"]);
-    expect(imported.stderr).toMatch(/LoCoMo conversation, 19 sessions/);
-    expect(imported.stderr).toMatch(/100% \| 419\/419 turns/);
-    expect(imported.stdout.trim()).toMatch(/^imported 419 turns as 419 memories for user demo in [\d.]+ s/);
+    expect(imported.stderr).toMatch(/LoCoMo conversation, 4 sessions/);
+    expect(imported.stderr).toMatch(/100% \| 40\/40 turns/);
+    expect(imported.stdout.trim()).toMatch(/^imported 40 turns as 40 memories for user demo in [\d.]+ s/);
     expect(imported.code).toBe(0);
 
-    const search = await cli(["search", "demo", "When did Caroline go to the LGBTQ support group?", "-k", "5"]);
+    const search = await cli(["search", "demo", "When did Ines join the pottery class?", "-k", "5"]);
     expect(search.code).toBe(0);
     const results = search.stdout.split("\n").filter((l) => /^\s*\d+\. /.test(l));
     expect(results).toHaveLength(5);
     for (const line of results) expect(line).toMatch(/^\s*\d+\. \((January|February|March|April|May|June|July|August|September|October|November|December) \d{2}, 20\d\d\) /);
-    expect(search.stdout).toContain("(May 08, 2023) Caroline: I went to a LGBTQ support group yesterday");
+    expect(search.stdout).toContain("(March 14, 2024) Ines: I joined a pottery class yesterday");
 
-    const block = await cli(["block", "demo", "When did Caroline go to the LGBTQ support group?", "--budget", "500"]);
+    const block = await cli(["block", "demo", "When did Ines join the pottery class?", "--budget", "500"]);
     expect(block.code).toBe(0);
     const used = /\((\d+) of 500 tokens/.exec(block.stderr);
     expect(used).not.toBeNull();
     expect(Number(used![1])).toBeGreaterThan(0);
     expect(Number(used![1])).toBeLessThanOrEqual(500);
-    expect(block.stdout).toMatch(/\(May 08, 2023\) .*LGBTQ support group/);
-    const small = await cli(["block", "demo", "When did Caroline go to the LGBTQ support group?", "--budget", "60"]);
+    expect(block.stdout).toMatch(/\(March 14, 2024\) .*pottery class/);
+    const small = await cli(["block", "demo", "When did Ines join the pottery class?", "--budget", "60"]);
     expect(small.stdout.length).toBeLessThan(block.stdout.length);
   });
 

@@ -94,7 +94,7 @@ export function runMcpContract(factory: () => McpSessionFactory): void {
   it("an oversized argument is an isError result with the RPC's reason, and nothing is stored", async () => {
     const { client, args } = await factory().connect("oversized_user");
     const error = await refused(client, "remember", { ...args, text: "x".repeat(40_000) });
-    expect(error).toMatchObject({ code: "RESOURCE_EXHAUSTED", reason: "LIMIT_EXCEEDED", field: "content" });
+    expect(error).toMatchObject({ code: "INVALID_ARGUMENT", reason: "LIMIT_EXCEEDED", field: "content" });
     const history = (await ok(client, "history", { ...args, size: 1000 })) as { turns?: { content: string }[] };
     expect((history.turns ?? []).filter((t) => t.content.startsWith("xxxx"))).toEqual([]);
     const recall = (await ok(client, "recall", { ...args, query: "x".repeat(100) })) as { hits?: { memory: string }[] };

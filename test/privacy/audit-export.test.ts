@@ -47,7 +47,7 @@ describe("audit trail", () => {
     expect(batch.scope).toMatchObject({ user: "ana", session: "s1" });
     expect(batch.counts.memory_ids).toBe(3n);
     expect(forget.counts.deleted).toBe(3n);
-    expect(failed.counts).toEqual({});
+    expect(failed.counts).toEqual({ refused: 1n });
     const json = plainJson(page.records);
     expect(json).not.toContain("4471");
     expect(json).not.toContain(WRITER);

@@ -87,10 +87,11 @@ describe("HTTP body cap", () => {
     const error = await client.remember({ scope: { user: "limits" }, content: "z".repeat(CAP * 2) }).catch((e: unknown) => ConnectError.from(e));
     expect((error as ConnectError).code).toBe(Code.ResourceExhausted);
     const underCap = await client.remember({ scope: { user: "limits" }, content: "w".repeat(40_000) }).catch((e: unknown) => ConnectError.from(e));
-    expect((underCap as ConnectError).code).toBe(Code.ResourceExhausted);
+    // Over a field limit, not the body cap: bad input, not capacity.
+    expect((underCap as ConnectError).code).toBe(Code.InvalidArgument);
     expect((underCap as ConnectError).findDetails(ErrorInfoSchema)[0]?.reason).toBe("LIMIT_EXCEEDED");
     const json = await post(remember("v".repeat(40_000)));
-    expect(json.body.code).toBe("resource_exhausted");
+    expect(json.body.code).toBe("invalid_argument");
     expect(json.body.details?.map((d) => d.type)).toContain("google.rpc.ErrorInfo");
   });
 

@@ -7,7 +7,8 @@ let real: RealServer;
 let client: AgentMem;
 
 beforeAll(async () => {
-  real = await startRealServer();
+  // Fresh table stats on every scrape, so the row gauges move within the test.
+  real = await startRealServer({ env: { AGENTMEM_METRICS_STORAGE_SECONDS: "0" } });
   client = new AgentMem({ baseUrl: real.url });
 });
 afterAll(() => real?.close());
@@ -43,11 +44,11 @@ describe("GET /metrics", () => {
     await client.remember({ scope: { user: "u1" }, content: "I had knee surgery" });
     await client.remember({ scope: { user: "u1" }, content: "I live in Lyon" });
     const bad = await client.recall({ scope: { user: "u1" }, query: "x", k: 100_000 }).catch((e: unknown) => e);
-    expect(ConnectError.from(bad).code).toBe(Code.ResourceExhausted);
+    expect(ConnectError.from(bad).code).toBe(Code.InvalidArgument);
 
     const after = (await scrape()).text;
     expect(sample(after, "agentmem_rpc_requests_total", remember)).toBe(n0 + 2);
-    expect(sample(after, "agentmem_rpc_requests_total", { method: "agentmem.v1.MemoryService/Recall", code: "resource_exhausted" })).toBe(1);
+    expect(sample(after, "agentmem_rpc_requests_total", { method: "agentmem.v1.MemoryService/Recall", code: "invalid_argument" })).toBe(1);
     expect(sample(after, "agentmem_rpc_duration_seconds_count", { method: "agentmem.v1.MemoryService/Remember" })).toBe(n0 + 2);
     expect(sample(after, "agentmem_rpc_duration_seconds_bucket", { method: "agentmem.v1.MemoryService/Remember", le: "+Inf" })).toBe(n0 + 2);
     expect(sample(after, "agentmem_store_rows", { table: "memories" })).toBe(2);

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { AgentMemError } from "../../core/errors.js";
+import { type AgentMemError, ProviderFailure } from "../../core/errors.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../ports/chat-model.js";
 
 /** Options of {@link createOpenAIChatModel}. */
@@ -59,5 +59,6 @@ function unavailable(model: string, cause: unknown): AgentMemError {
   const status = cause instanceof OpenAI.APIError && cause.status !== undefined ? String(cause.status) : "";
   const detail = cause instanceof Error ? cause.message : String(cause);
   const metadata: Record<string, string> = status ? { model, status } : { model };
-  return new AgentMemError("UNAVAILABLE", "LLM_UNAVAILABLE", `chat endpoint failed for ${model}: ${detail}`, undefined, metadata);
+  const message = `the chat model ${model} failed${status ? ` (HTTP ${status})` : ""}; details are in the server log`;
+  return new ProviderFailure("LLM_UNAVAILABLE", message, metadata, detail);
 }

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { AgentMemError } from "../../core/errors.js";
+import { AgentMemError, ProviderFailure } from "../../core/errors.js";
 import type { Embedder } from "../../ports/embedder.js";
 
 /** Options of {@link createOpenAIEmbedder}. */
@@ -125,5 +125,6 @@ function unavailable(model: string, cause: unknown): AgentMemError {
   const status = cause instanceof OpenAI.APIError && cause.status !== undefined ? String(cause.status) : "";
   const detail = cause instanceof Error ? cause.message : String(cause);
   const metadata: Record<string, string> = status ? { model, status } : { model };
-  return new AgentMemError("UNAVAILABLE", "EMBEDDER_UNAVAILABLE", `embedding endpoint failed for ${model}: ${detail}`, undefined, metadata);
+  const message = `the embedding model ${model} failed${status ? ` (HTTP ${status})` : ""}; details are in the server log`;
+  return new ProviderFailure("EMBEDDER_UNAVAILABLE", message, metadata, detail);
 }

@@ -2,6 +2,7 @@ import type { Table } from "@lancedb/lancedb";
 import type { FindOptions, Keyed, Scored, ScoreOptions, VersionedCollection } from "../../ports/collection.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
+import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
 import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
@@ -9,6 +10,8 @@ import type { CommittedRow, HotRows } from "./hot-rows.js";
 import type { PartitionHit } from "./partition.js";
 import { pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
 import { WriteQueue } from "./write-queue.js";
+import type { DiskSpace } from "./disk-space.js";
+import type { TableFsync } from "./table-fsync.js";
 
 /** How a record maps to and from a LanceDB row. */
 export interface Codec<T> {
@@ -32,10 +35,20 @@ export interface HotRowsBinding {
 }
 
 type WritePayload<T> =
-  | { rows: readonly T[] }
+  | { rows: readonly T[]; ticket?: number }
   | { condition: Condition }
-  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[] }
+  | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[]; ticket?: number }
   | { exclusive: (table: Table) => Promise<unknown>; keepsRows?: boolean };
+
+/** What a collection checks around its commits. */
+export interface CollectionGuards {
+  /** The erase barrier asked before rows about an end-user of `tenant` land (see `WriteFence`). */
+  fence?: { tenant: string; fence: WriteFence };
+  /** Turns a commit failed for lack of space into `DISK_FULL`, and notes commits that succeed. */
+  disk?: DiskSpace;
+  /** With `AGENTMEM_DURABILITY=fsync`: makes each commit's files durable before it is acknowledged. */
+  fsync?: TableFsync;
+}
 
 /** Keeps only the last row for each id, so one merge never sees a key twice. */
 function lastById<T extends Keyed>(rows: readonly T[]): T[] {
@@ -60,14 +73,17 @@ function ftsQuery(text: string): string {
 export class LanceCollection<T extends Keyed> implements VersionedCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
   private schema: Schema | undefined;
+  /** Held by erasure (`exclusive`) and maintenance (`maintain`): the two never rewrite the table at once. */
+  private rewriting: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly table: Table,
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
     private readonly hot?: HotRowsBinding,
+    private readonly guards: CollectionGuards = {},
   ) {
-    this.queue = new WriteQueue((group, payloads) => this.commit(group, payloads));
+    this.queue = new WriteQueue((group, payloads) => this.checkedCommit(group, payloads));
   }
 
   /** Commit sizes so far (tasks per commit), for metrics and benches. */
@@ -91,15 +107,15 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   }
 
   upsert(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("upsert", { rows, ticket: this.ticket() });
   }
 
   insertNew(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("insertNew", { rows, ticket: this.ticket() });
   }
 
   append(rows: readonly T[]): Promise<void> {
-    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows });
+    return rows.length === 0 ? Promise.resolve() : this.queue.submit("append", { rows, ticket: this.ticket() });
   }
 
   delete(condition: Condition): Promise<number> {
@@ -107,7 +123,7 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   }
 
   patch(ids: readonly string[], change: (row: T) => T | undefined, insert: readonly T[] = []): Promise<T[]> {
-    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert });
+    return ids.length === 0 && insert.length === 0 ? Promise.resolve([]) : this.queue.submit(null, { ids, change, insert, ticket: this.ticket() });
   }
 
   async get(ids: readonly string[]): Promise<T[]> {
@@ -134,6 +150,20 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     const keep = rowFilter(condition);
     const found = hits.filter((h) => keep(h.row)).map((h) => this.decode(h, withVector));
     return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
+  }
+
+  async project(condition: Condition, columns: readonly string[]): Promise<Record<string, string | number | null>[]> {
+    const sql = renderCondition(condition);
+    const query = this.table.query().select([...columns]);
+    const rows = (await (sql ? query.where(sql) : query).toArray()) as Record<string, unknown>[];
+    return rows.map((r) => {
+      const out: Record<string, string | number | null> = {};
+      for (const c of columns) {
+        const v = r[c];
+        out[c] = typeof v === "bigint" ? Number(v) : typeof v === "number" || typeof v === "string" ? v : v == null ? null : String(v);
+      }
+      return out;
+    });
   }
 
   async count(condition: Condition): Promise<number> {
@@ -184,7 +214,7 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
    * maintenance). Writes it makes bypass the hot rows, which drop what they cached on seeing them.
    */
   exclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
-    return this.queue.submit(null, { exclusive: work });
+    return this.whileRewriting(() => this.queue.submit(null, { exclusive: work }));
   }
 
   /**
@@ -192,7 +222,34 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
    * queue, so writes go on meanwhile; the hot rows keep what they hold through the versions it
    * makes (see `HotRows.endMaintenance`).
    */
-  async maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
+  maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
+    return this.whileRewriting(() => this.maintainNow(work));
+  }
+
+  /** Runs `work` once no other erasure or maintenance of this table runs, holding them off meanwhile. */
+  private whileRewriting<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.rewriting.then(work);
+    this.rewriting = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** The calling write's erase-barrier ticket. */
+  private ticket(): number | undefined {
+    return this.guards.fence?.fence.ticket();
+  }
+
+  /** Rows the erase barrier lets land: none about an end-user erased after the write began. */
+  private admitted(rows: readonly T[], ticket: number | undefined): readonly T[] {
+    const fence = this.guards.fence;
+    if (!fence) return rows;
+    const out = rows.filter((r) => fence.fence.admits(fence.tenant, String((r as { user?: unknown }).user ?? ""), ticket));
+    return out.length === rows.length ? rows : out;
+  }
+
+  private async maintainNow<R>(work: (table: Table) => Promise<R>): Promise<R> {
     const rows = this.hot?.rows;
     const from = await this.table.version();
     rows?.beginMaintenance();
@@ -209,7 +266,9 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
    * write of this process already preempted once runs again here and cannot be preempted by one.
    */
   maintainExclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
-    return this.queue.submit(null, { exclusive: (table) => this.maintain(() => work(table)), keepsRows: true });
+    // Same lock order as `exclusive` (rewrite lock, then the write queue), so an erasure waiting for
+    // the queue and this pass waiting for the rewrite lock never hold each other up.
+    return this.whileRewriting(() => this.queue.submit(null, { exclusive: (table) => this.maintainNow(() => work(table)), keepsRows: true }));
   }
 
   version(): Promise<number> {
@@ -328,6 +387,19 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     return result;
   }
 
+  /** One commit (fsynced when asked), with a full volume reported as `DISK_FULL` and a success noted. */
+  private async checkedCommit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
+    const { disk, fsync } = this.guards;
+    try {
+      const out = await this.commit(group, payloads);
+      await fsync?.sync();
+      disk?.succeeded();
+      return out;
+    } catch (error) {
+      throw disk ? disk.translate(error) : error;
+    }
+  }
+
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
     const hot = this.hot?.rows;
     if (group === null && "exclusive" in payloads[0]) {
@@ -341,10 +413,10 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
       }
     }
     if (group === null && "ids" in payloads[0]) {
-      const { ids, change, insert = [] } = payloads[0];
-      const changed = (await this.get(ids)).map(change).filter((r): r is T => r !== undefined);
+      const { ids, change, insert = [], ticket } = payloads[0];
+      const changed = this.admitted((await this.get(ids)).map(change).filter((r): r is T => r !== undefined), ticket) as T[];
       // Rows to insert ride in the same commit as the change, so both land or neither does.
-      const written = lastById([...insert, ...changed]);
+      const written = lastById([...this.admitted(insert, ticket), ...changed]);
       if (written.length > 0) {
         const { data, keys, committed } = await this.encode(written);
         const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
@@ -362,7 +434,8 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
       }
       return [before];
     }
-    const records = lastById(payloads.flatMap((p) => (p as { rows: readonly T[] }).rows));
+    const records = lastById(payloads.flatMap((p) => this.admitted((p as { rows: readonly T[] }).rows, (p as { ticket?: number }).ticket)));
+    if (records.length === 0) return payloads.map(() => undefined);
     const { data, keys, committed, partitionKeys } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.

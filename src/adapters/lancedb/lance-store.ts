@@ -13,8 +13,11 @@ import { AgentMemError } from "../../core/errors.js";
 import type { Keyed } from "../../ports/collection.js";
 import type { PersonalTable } from "../../ports/personal-table.js";
 import type { Store } from "../../ports/store.js";
+import type { WriteFence } from "../../ports/write-fence.js";
 import { auditCodec, auditSchema } from "./audit-codec.js";
 import { localDirectory } from "./disk-usage.js";
+import { DiskSpace, type DiskSpaceLogger } from "./disk-space.js";
+import { TableFsync } from "./table-fsync.js";
 import { type Exclusive, holdsEndUserRows, LancePersonalTable } from "./personal-table.js";
 import { retentionCodec, retentionSchema } from "./retention-codec.js";
 import { anchorCodec, anchorSchema } from "./anchor-codec.js";
@@ -55,6 +58,15 @@ export interface LanceStoreOptions {
   soleWriterCheckSeconds?: number;
   /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
   hotRowsBytes?: number;
+  /**
+   * `process` (default): a write is acknowledged once LanceDB committed it — it survives a crash of
+   * this process, not a power loss. `fsync`: each commit's files and directories are fsynced first.
+   */
+  durability?: "process" | "fsync";
+  /** Where storage conditions (a full volume) are reported (default: none). */
+  logger?: DiskSpaceLogger;
+  /** Asked before rows about an end-user land, so an erasure is a barrier (default: none). */
+  fence?: WriteFence;
 }
 
 /** A table kind: its name prefix, schema, codec and the indexes it needs. */
@@ -153,8 +165,12 @@ export class LanceStore implements Store {
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
 
+  /** Whether the data volume is full (health turns NOT_SERVING while it is). */
+  readonly disk: DiskSpace;
+
   constructor(private readonly options: LanceStoreOptions) {
     this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
+    this.disk = new DiskSpace(localDirectory(options.uri), options.logger);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
@@ -271,12 +287,12 @@ export class LanceStore implements Store {
     const name = `${kind.name}__${encodeTenant(tenant)}`;
     let c = this.collections.get(name);
     if (!c) {
-      c = this.open(name, kind).then((opened) => {
+      c = this.open(tenant, name, kind).then((opened) => {
         this.ready.set(name, opened as unknown as LanceCollection<Keyed>);
         return opened;
       }, (error: unknown) => {
         this.collections.delete(name);
-        throw error;
+        throw this.disk.translate(error);
       }) as unknown as Promise<LanceCollection<Keyed>>;
       this.collections.set(name, c);
     }
@@ -329,6 +345,7 @@ export class LanceStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.disk.stop();
     for (const c of (await this.openCollections()).values()) await c.idle();
     if (this.connection) (await this.connection).close();
     this.connection = null;
@@ -336,7 +353,7 @@ export class LanceStore implements Store {
     this.ready.clear();
   }
 
-  private async open<T extends Keyed>(name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
+  private async open<T extends Keyed>(tenant: string, name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
     const db = await this.connect();
     const existing = (await db.tableNames()).includes(name);
     const table = existing
@@ -344,7 +361,11 @@ export class LanceStore implements Store {
       : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind));
+    const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
+    const dir = localDirectory(this.options.uri);
+    const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;
+    const guards = { fence, disk: this.disk, fsync };
+    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), guards);
   }
 
   private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {

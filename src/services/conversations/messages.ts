@@ -77,7 +77,7 @@ export async function appendMessages(
         });
         facts = result.added;
         extractionError = result.extractionError;
-        await deps.retention.enforce(tenant, [c.user]);
+        await deps.retention.enforce(tenant, [{ namespace: "", agent: "", user: c.user }]);
       } else {
         await rememberAll(deps, tenant, turns);
       }

@@ -86,7 +86,7 @@ function traceOf(t: AppendMessagesRequest["messages"][number]["trace"], field: s
 /** Validates the messages of an AppendMessagesRequest. */
 export function appendInput(req: AppendMessagesRequest): MessageInput[] {
   if (req.messages.length === 0) throw invalidArgument("messages", "MESSAGES_REQUIRED", "messages must hold at least one message");
-  if (req.messages.length > LIMITS.messages) throw tooLarge("messages", `at most ${LIMITS.messages} messages per call`);
+  if (req.messages.length > LIMITS.messages) throw tooLarge("messages", `at most ${LIMITS.messages} messages per call`, LIMITS.messages);
   return req.messages.map((m, i) => {
     const field = `messages[${i}]`;
     const role = m.role === "" ? "user" : m.role;

@@ -22,7 +22,7 @@ export function checkInput(req: CheckRequest): CheckInput {
   const key = scopeKey(req.scope);
   checkLength("goal", req.goal, LIMITS.queryChars);
   checkLength("response", req.response, LIMITS.contentChars);
-  if (req.constraints.length > LIMITS.constraints) throw tooLarge("constraints", `at most ${LIMITS.constraints} constraints`);
+  if (req.constraints.length > LIMITS.constraints) throw tooLarge("constraints", `at most ${LIMITS.constraints} constraints`, LIMITS.constraints);
   req.constraints.forEach((c, i) => {
     checkLength(`constraints[${i}]`, c, LIMITS.queryChars);
     if (c.trim() === "") throw invalidArgument(`constraints[${i}]`, "EMPTY_CONSTRAINT", "constraints must not be blank");

@@ -114,7 +114,7 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
   const outcome = await extractor.extract(tenant, context);
   const result: AddResult = { added: [], superseded: [], skippedDuplicates: 0, extractionError: "", usage: outcome.usage, turnIds };
   if (!outcome.ok) {
-    deps.logger.warn({ tenant, turns: turns.length, calls: outcome.usage.calls }, "fact extraction failed; raw turns kept");
+    deps.logger.warn({ tenant, turns: turns.length, calls: outcome.usage.calls, err: outcome.detail }, "fact extraction failed; raw turns kept");
     return { ...result, extractionError: outcome.error };
   }
 

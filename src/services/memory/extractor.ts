@@ -1,4 +1,4 @@
-import { AgentMemError } from "../../core/errors.js";
+import { AgentMemError, logDetailOf } from "../../core/errors.js";
 import { type ExtractorContext, extractorMessages, keepForStrategies, retryMessages } from "../../core/extract/extractor-prompt.js";
 import { extractOffline } from "../../core/extract/offline-extractor.js";
 import { type ProposedFact, parseExtractorAnswer } from "../../core/extract/proposed-fact.js";
@@ -14,7 +14,7 @@ export interface ExtractionUsage {
 /** What an extraction gave: facts, or an error with the raw turns left as they are. */
 export type ExtractionOutcome =
   | { ok: true; facts: ProposedFact[]; usage: ExtractionUsage }
-  | { ok: false; error: string; usage: ExtractionUsage };
+  | { ok: false; error: string; /** For the server log only. */ detail?: string; usage: ExtractionUsage };
 
 /** Turns new messages into proposed facts. */
 export interface Extractor {
@@ -70,9 +70,9 @@ export function createExtractor(chat: ChatModel): Extractor {
       }
       return { ok: true, facts: parsed.facts.filter((f) => keepForStrategies(f.factType, context.strategies)), usage };
     } catch (cause) {
-      const reason = cause instanceof AgentMemError ? cause.reason : "LLM_UNAVAILABLE";
-      const message = cause instanceof Error ? cause.message : String(cause);
-      return { ok: false, error: `${reason}: ${message}`, usage };
+      // Only our own (generic) message reaches the tenant; the provider's text goes to the log.
+      if (!(cause instanceof AgentMemError)) return { ok: false, error: "LLM_UNAVAILABLE: the chat model failed; details are in the server log", detail: logDetailOf(cause), usage };
+      return { ok: false, error: `${cause.reason}: ${cause.message}`, detail: logDetailOf(cause), usage };
     }
   }
 

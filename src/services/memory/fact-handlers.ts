@@ -21,7 +21,7 @@ export function createFactHandlers(deps: ServiceDeps): FactHandlers {
       const tenant = resolveTenant(ctx, req.scope?.tenant ?? "");
       const input = addInput(req, deps.clock.now().getTime());
       const result = await addMessages(deps, tenant, input);
-      await deps.retention.enforce(tenant, [input.key.user]);
+      await deps.retention.enforce(tenant, [input.key]);
       return {
         added: result.added.map((m) => memoryToProto(tenant, m)),
         superseded: result.superseded.map((m) => memoryToProto(tenant, m)),
@@ -61,6 +61,6 @@ export async function rememberInferred(
     strategies: req.strategies as Strategy[],
     extras: { tags: input.tags, pinned: input.pinned, channel: input.channel, parentId: input.parentId, traceNumber: input.traceNumber },
   });
-  await deps.retention.enforce(tenant, [input.key.user]);
+  await deps.retention.enforce(tenant, [input.key]);
   return { memoryId: "", facts: result.added.map((m) => memoryToProto(tenant, m)), extractionError: result.extractionError };
 }

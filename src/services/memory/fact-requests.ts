@@ -13,7 +13,7 @@ const MESSAGE_ROLES = new Set(["user", "assistant", "system"]);
 export function addInput(req: AddRequest, now: number): AddInput {
   const key = scopeKey(req.scope);
   if (req.messages.length === 0) throw invalidArgument("messages", "MESSAGES_REQUIRED", "messages must hold at least one message");
-  if (req.messages.length > LIMITS.messages) throw tooLarge("messages", `at most ${LIMITS.messages} messages per Add`);
+  if (req.messages.length > LIMITS.messages) throw tooLarge("messages", `at most ${LIMITS.messages} messages per Add`, LIMITS.messages);
   const messages = req.messages.map((m, i) => {
     const role = m.role === "" ? "user" : m.role;
     if (!MESSAGE_ROLES.has(role)) throw invalidArgument(`messages[${i}].role`, "INVALID_ROLE", "role must be user, assistant or system");
@@ -24,7 +24,7 @@ export function addInput(req: AddRequest, now: number): AddInput {
   });
   // One Add is a slice of conversation; megabytes of text would tie up the extractor for minutes.
   const total = messages.reduce((n, m) => n + m.content.length, 0);
-  if (total > LIMITS.contentChars) throw tooLarge("messages", `the messages hold ${total} characters; the limit per Add is ${LIMITS.contentChars}`);
+  if (total > LIMITS.contentChars) throw tooLarge("messages", `the messages hold ${total} characters; the limit per Add is ${LIMITS.contentChars}`, LIMITS.contentChars);
   return { key, messages, observedAt: msOf(req.observedAt, "observed_at") ?? now, strategies: [] };
 }
 

@@ -30,7 +30,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
 
     async rememberBatch(req, ctx) {
       if (req.items.length === 0) throw invalidArgument("items", "ITEMS_REQUIRED", "items must hold at least one item");
-      if (req.items.length > LIMITS.batchItems) throw tooLarge("items", `at most ${LIMITS.batchItems} items per batch`);
+      if (req.items.length > LIMITS.batchItems) throw tooLarge("items", `at most ${LIMITS.batchItems} items per batch`, LIMITS.batchItems);
       const now = deps.clock.now().getTime();
       const tenants = new Set(req.items.map((i) => resolveTenant(ctx, i.scope?.tenant ?? "")));
       if (tenants.size > 1) throw invalidArgument("items", "MIXED_TENANTS", "all items of a batch must belong to one tenant");

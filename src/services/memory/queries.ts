@@ -7,7 +7,7 @@ import type {
 } from "../../gen/agentmem/v1/memory_service_pb.js";
 import { invalidArgument, notFound } from "../../core/errors.js";
 import { checkCount, checkLength, LIMITS } from "../../core/limits.js";
-import type { MemoryRecord } from "../../core/records.js";
+import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import { inScope, isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
 import { where } from "../../ports/condition.js";
 import { memoryToProto, scopeToProto, ts } from "../convert.js";
@@ -40,10 +40,14 @@ export async function listMemories(deps: ServiceDeps, tenant: string, req: ListM
   const size = checkCount("page_size", req.pageSize, 50, LIMITS.pageSize);
   const binding = ["memories", tenant, key.namespace, key.agent, key.session, key.user];
   const offset = decodePageToken(req.pageToken, binding);
-  const rows = await (await deps.store.memories(tenant)).find(scopeCondition(key), { withoutVector: true });
-  rows.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
-  const page = rows.slice(offset, offset + size);
-  const next = offset + size < rows.length ? encodePageToken(offset + size, binding) : "";
+  const memories = await deps.store.memories(tenant);
+  // Order and page over two columns; only the page's rows are loaded.
+  const keys = await memories.project(scopeCondition(key), ["id", "created_at"]);
+  keys.sort((a, b) => Number(b.created_at) - Number(a.created_at) || String(a.id).localeCompare(String(b.id)));
+  const pageIds = keys.slice(offset, offset + size).map((k) => String(k.id));
+  const byId = new Map((await memories.get(pageIds)).map((m) => [m.id, m]));
+  const page = pageIds.map((id) => byId.get(id)).filter((m): m is MemoryRecord => m !== undefined);
+  const next = offset + size < keys.length ? encodePageToken(offset + size, binding) : "";
   return { memories: (await deps.access.current(tenant, page)).map((m) => memoryToProto(tenant, m)), nextPageToken: next };
 }
 
@@ -91,11 +95,17 @@ export async function history(deps: ServiceDeps, tenant: string, req: HistoryReq
   const key = scopeKey(req.scope);
   if (req.from < 0) throw invalidArgument("from", "INVALID_COUNT", "from must not be negative");
   const size = checkCount("size", req.size, 50, LIMITS.pageSize);
-  const rows = await (await deps.store.episodes(tenant)).find(scopeCondition(key), { withoutVector: true });
-  rows.sort((a, b) => a.observedAt - b.observedAt || a.traceNumber - b.traceNumber || a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const episodes = await deps.store.episodes(tenant);
+  // Order and page over four columns; only the page's rows are loaded.
+  const keys = await episodes.project(scopeCondition(key), ["id", "observed_at", "trace_number", "created_at"]);
+  const n = (v: string | number | null) => Number(v ?? 0);
+  keys.sort((a, b) => n(a.observed_at) - n(b.observed_at) || n(a.trace_number) - n(b.trace_number) || n(a.created_at) - n(b.created_at) || String(a.id).localeCompare(String(b.id)));
+  const pageIds = keys.slice(req.from, req.from + size).map((k) => String(k.id));
+  const byId = new Map((await episodes.get(pageIds)).map((e) => [e.id, e]));
+  const rows = pageIds.map((id) => byId.get(id)).filter((e): e is EpisodeRecord => e !== undefined);
   return {
-    total: BigInt(rows.length),
-    turns: rows.slice(req.from, req.from + size).map((e) => ({
+    total: BigInt(keys.length),
+    turns: rows.map((e) => ({
       id: e.id,
       scope: scopeToProto(tenant, e),
       role: e.role,

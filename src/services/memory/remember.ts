@@ -104,6 +104,6 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
   memoryRows.forEach((m, i) => (m.sourceIds = [episodeRows[i].id]));
   await Promise.all([episodes.insertNew(episodeRows), memories.upsert(memoryRows)]);
   // Every stored interaction is followed by the tenant's retention cap (a no-op when unlimited).
-  await deps.retention.enforce(tenant, items.map((i) => i.key.user));
+  await deps.retention.enforce(tenant, items.map((i) => i.key));
   return ids;
 }

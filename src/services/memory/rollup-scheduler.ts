@@ -86,7 +86,9 @@ export class RollupScheduler {
             { withoutVector: true },
           );
           for (const key of scopesOf(aged)) {
-            const r = await rollupScope(deps, tenant, { key, olderThanDays: options.olderThanDays, maxSources: options.maxSources });
+            // Under the erase barrier: a summary of an end-user being erased must not land after the erasure.
+            const roll = () => rollupScope(deps, tenant, { key, olderThanDays: options.olderThanDays, maxSources: options.maxSources });
+            const r = await deps.barrier.write([{ tenant, user: key.user }], roll);
             if (r.rolledUp) {
               result.summaries++;
               result.consolidated += r.consolidated;

@@ -5,6 +5,7 @@ import type { AuditRecord } from "../../core/privacy/audit-record.js";
 import type { Clock } from "../../ports/clock.js";
 import { where } from "../../ports/condition.js";
 import type { Store } from "../../ports/store.js";
+import { RefusalTally } from "./refusal-tally.js";
 
 /** One page of the audit trail, newest first. */
 export interface AuditPage {
@@ -42,12 +43,27 @@ function decodeCursor(tenant: string, token: string): string | undefined {
 /** The append-only audit trail of every tenant (one `audit` table each). */
 export class AuditLog {
   private sequence = 0;
+  private readonly refusals: RefusalTally;
 
+  /** `refusalWindowMs`: refused calls of one key and operation are summed over this (default 60 000). */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    options: { refusalWindowMs?: number } = {},
+  ) {
+    this.refusals = new RefusalTally((tenant, record) => this.append(tenant, record), (at) => this.newId(at), options.refusalWindowMs);
+  }
+
+  /** Records a refused call: the first per key, operation and outcome at once, the rest summed (`counts.refused`). */
+  appendRefused(tenant: string, record: AuditRecord): Promise<void> {
+    return this.refusals.refused(tenant, record);
+  }
+
+  /** Writes the refusals counted but not yet written (on shutdown). */
+  flushRefusals(): Promise<void> {
+    return this.refusals.flush();
+  }
 
   /** The time records are stamped with (the injected clock), epoch ms. */
   now(): number {
@@ -70,10 +86,13 @@ export class AuditLog {
   async page(tenant: string, pageSize: number, pageToken: string): Promise<AuditPage> {
     const before = decodeCursor(tenant, pageToken);
     const audit = await this.store.audit(tenant);
-    const rows = await audit.find(before === undefined ? where.all() : where.lt("id", before));
-    rows.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    const records = rows.slice(0, pageSize);
-    const more = rows.length > pageSize;
+    // Ids only, then the page's rows: a page never loads the whole trail.
+    const ids = (await audit.project(before === undefined ? where.all() : where.lt("id", before), ["id"])).map((r) => String(r.id));
+    ids.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    const pageIds = ids.slice(0, pageSize);
+    const byId = new Map((await audit.get(pageIds)).map((r) => [r.id, r]));
+    const records = pageIds.map((id) => byId.get(id)).filter((r): r is AuditRecord => r !== undefined);
+    const more = ids.length > pageSize;
     return { records, nextPageToken: more ? encodeCursor(tenant, records[records.length - 1].id) : "" };
   }
 }

@@ -19,7 +19,7 @@ export function createPrivacyService(deps: ServiceDeps): ServiceImpl<typeof Priv
       const tenant = resolveTenant(ctx, req.tenant);
       const user = externalIdOf(req.externalId);
       noteAudit(ctx, {}, { ...NO_SCOPE, user });
-      const counts = await eraseEndUser(deps, tenant, user);
+      const counts = await deps.barrier.erase(tenant, user, () => eraseEndUser(deps, tenant, user));
       noteAudit(ctx, counts);
       deps.logger.info({ tenant, tables: Object.keys(counts).length, rows: Object.values(counts).reduce((a, b) => a + b, 0) }, "end-user erased");
       const n = (kind: string) => BigInt(counts[kind] ?? 0);

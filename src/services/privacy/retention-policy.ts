@@ -7,11 +7,35 @@ import { type Condition, where } from "../../ports/condition.js";
 import type { Store } from "../../ports/store.js";
 import { trimConversationMessages } from "../conversations/trim.js";
 
+/**
+ * Whose messages a cap counts: an end-user (all their scopes), or, for rows without `scope.user`,
+ * the (namespace, agent) scope they were written in (all its sessions).
+ */
+export interface RetentionOwner {
+  namespace: string;
+  agent: string;
+  user: string;
+}
+
+/** The owner of a row, as the cap counts it. */
+function ownerOf(row: RetentionOwner): RetentionOwner {
+  return row.user !== "" ? { namespace: "", agent: "", user: row.user } : { namespace: row.namespace, agent: row.agent, user: "" };
+}
+
+function ownerKey(tenant: string, o: RetentionOwner): string {
+  return o.user !== "" ? `${tenant}\u0000u\u0000${o.user}` : `${tenant}\u0000s\u0000${o.namespace}\u0000${o.agent}`;
+}
+
+/** The rows an owner's cap counts. */
+function ownerCondition(o: RetentionOwner): Condition {
+  return o.user !== "" ? where.eq("user", o.user) : where.and(where.eq("user", ""), where.eq("namespace", o.namespace), where.eq("agent", o.agent));
+}
+
 /** What enforcing the cap removed. */
 export interface TrimCounts {
   episodes: number;
   memories: number;
-  /** End-users that lost at least one row. */
+  /** End-users (and user-less scopes) that lost at least one row. */
   usersTrimmed: number;
 }
 
@@ -40,7 +64,7 @@ function add(a: TrimCounts, b: TrimCounts): TrimCounts {
 
 /**
  * Retention caps by plan: the most recent N messages (turns, with the memories only they wrote)
- * per end-user. Enforced after every interaction (`enforce`, called by every path that stores
+ * per end-user, and per (namespace, agent) scope for rows without a user. Enforced after every interaction (`enforce`, called by every path that stores
  * turns) and by a scheduled sweep. Pinned memories and the relational state are never capped.
  */
 export class RetentionPolicy {
@@ -78,15 +102,13 @@ export class RetentionPolicy {
     this.cache.set(tenant, { plan, until: Date.now() + this.planCacheMs });
   }
 
-  /** Enforces the tenant's cap for these end-users now (after an interaction). */
-  async enforce(tenant: string, users: readonly string[]): Promise<TrimCounts> {
+  /** Enforces the tenant's cap for the owners of these scopes now (after an interaction). */
+  async enforce(tenant: string, scopes: readonly RetentionOwner[]): Promise<TrimCounts> {
     const cap = PLAN_CAPS[await this.plan(tenant)];
     if (cap === 0) return NONE;
+    const owners = new Map(scopes.map((s) => ownerOf(s)).map((o) => [ownerKey(tenant, o), o]));
     let total = NONE;
-    for (const user of new Set(users)) {
-      if (user === "") continue;
-      total = add(total, await this.trimSoon(tenant, user, cap));
-    }
+    for (const owner of owners.values()) total = add(total, await this.trimSoon(tenant, owner, cap));
     return total;
   }
 
@@ -95,20 +117,20 @@ export class RetentionPolicy {
    * rows before this caller's write) waits for one more trim, shared by everyone arriving
    * meanwhile. Ten concurrent turns cost two trims, not ten.
    */
-  private trimSoon(tenant: string, user: string, cap: number): Promise<TrimCounts> {
-    const key = `${tenant}\u0000${user}`;
+  private trimSoon(tenant: string, owner: RetentionOwner, cap: number): Promise<TrimCounts> {
+    const key = ownerKey(tenant, owner);
     const existing = this.trims.get(key);
     if (existing) {
-      existing.queued ??= existing.running.then(settled, settled).then(() => this.runTrim(key, existing, tenant, user, cap));
+      existing.queued ??= existing.running.then(settled, settled).then(() => this.runTrim(key, existing, tenant, owner, cap));
       return existing.queued;
     }
     const slot: TrimSlot = { running: Promise.resolve(NONE), queued: null };
     this.trims.set(key, slot);
-    return this.runTrim(key, slot, tenant, user, cap);
+    return this.runTrim(key, slot, tenant, owner, cap);
   }
 
-  private runTrim(key: string, slot: TrimSlot, tenant: string, user: string, cap: number): Promise<TrimCounts> {
-    const run = this.trimUser(tenant, user, cap);
+  private runTrim(key: string, slot: TrimSlot, tenant: string, owner: RetentionOwner, cap: number): Promise<TrimCounts> {
+    const run = this.trimOwner(tenant, owner, cap);
     slot.running = run;
     slot.queued = null;
     const done = () => {
@@ -118,15 +140,21 @@ export class RetentionPolicy {
     return run;
   }
 
-  /** Enforces the tenant's cap for every end-user it has. */
+  /** Enforces the tenant's cap for every end-user and user-less scope it has. */
   async sweep(tenant: string): Promise<TrimCounts> {
     const cap = PLAN_CAPS[await this.plan(tenant)];
     if (cap === 0) return NONE;
     const episodes = await this.store.episodes(tenant);
-    const perUser = new Map<string, number>();
-    for (const e of await episodes.find(where.ne("user", ""), { withoutVector: true })) perUser.set(e.user, (perUser.get(e.user) ?? 0) + 1);
+    const perOwner = new Map<string, { owner: RetentionOwner; n: number }>();
+    for (const e of await episodes.find(where.all(), { withoutVector: true })) {
+      const owner = ownerOf(e);
+      const key = ownerKey(tenant, owner);
+      const entry = perOwner.get(key) ?? { owner, n: 0 };
+      entry.n++;
+      perOwner.set(key, entry);
+    }
     let total = NONE;
-    for (const [user, n] of perUser) if (n > cap) total = add(total, await this.trimSoon(tenant, user, cap));
+    for (const { owner, n } of perOwner.values()) if (n > cap) total = add(total, await this.trimSoon(tenant, owner, cap));
     return total;
   }
 
@@ -159,9 +187,9 @@ export class RetentionPolicy {
     }
   }
 
-  private async trimUser(tenant: string, user: string, cap: number): Promise<TrimCounts> {
+  private async trimOwner(tenant: string, owner: RetentionOwner, cap: number): Promise<TrimCounts> {
     const episodes = await this.store.episodes(tenant);
-    const mine = where.eq("user", user);
+    const mine = ownerCondition(owner);
     if ((await episodes.count(mine)) <= cap) return NONE;
     const memories = await this.store.memories(tenant);
     const [turns, facts] = await Promise.all([episodes.find(mine, { withoutVector: true }), memories.find(mine, { withoutVector: true })]);
@@ -175,7 +203,7 @@ export class RetentionPolicy {
       deleteIn(episodes, plan.episodeIds),
       deleteIn(memories, plan.memoryIds, where.eq("pinned", false)),
     ]);
-    await trimConversationMessages(this.store, tenant, user, plan.episodeIds);
+    await trimConversationMessages(this.store, tenant, owner.user, plan.episodeIds);
     return { episodes: deletedEpisodes, memories: deletedMemories, usersTrimmed: deletedEpisodes > 0 ? 1 : 0 };
   }
 }

@@ -1,4 +1,4 @@
-import { AgentMemError } from "../../core/errors.js";
+import { AgentMemError, logDetailOf } from "../../core/errors.js";
 import type { Detection } from "../../core/relational/detector.js";
 import { detect } from "../../core/relational/detector.js";
 import { applyInteraction } from "../../core/relational/dynamics.js";
@@ -53,7 +53,7 @@ async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: st
     // The relation is already updated; a failed model degrades to the offline answer (empty reply
     // plus the system prompt) instead of failing a turn the caller could not safely retry.
     if (!(error instanceof AgentMemError)) throw error;
-    deps.logger.warn({ tenant, reason: error.reason }, "process: chat model failed; returning the system prompt only");
+    deps.logger.warn({ tenant, reason: error.reason, err: logDetailOf(error) }, "process: chat model failed; returning the system prompt only");
     return "";
   }
 }
