@@ -1,5 +1,7 @@
+import { type CrisisJudgement, judgeCrisis } from "./crisis.js";
 import { classifyIntent, type Intent } from "./intent.js";
-import { COMPLAINT_CUES, cuePattern, EMERGENCY_CUES, EMOTION_CUES, NEGATORS, SELF_HARM_CUES } from "./lexicon.js";
+import { COMPLAINT_CUES, cuePattern, EMOTION_CUES, NEGATORS } from "./lexicon.js";
+import type { MessageMeaning } from "./meaning.js";
 import { type Emotion, EMOTIONS } from "./mood.js";
 import { valence } from "./valence.js";
 
@@ -7,10 +9,14 @@ import { valence } from "./valence.js";
 export interface Detection {
   /** Emotions present, in `EMOTIONS` order. */
   emotions: Emotion[];
+  /** The strongest emotion present, or null when none is. */
+  topEmotion: Emotion | null;
   /** Mostly capitals, or repeated `!`. */
   shouting: boolean;
-  /** Self-harm or an emergency. */
+  /** Self-harm, suicide risk, or a medical or safety emergency. */
   crisis: boolean;
+  /** Why the message reads as a crisis (class, and whether rules or meaning said so); null when it does not. */
+  crisisReason: CrisisJudgement | null;
   intent: Intent;
   /** VADER compound valence in [-1,1]. */
   valence: number;
@@ -33,8 +39,6 @@ interface Span {
 }
 
 const EMOTION_PATTERNS = EMOTIONS.map((e) => [e, cuePattern(EMOTION_CUES[e])] as const);
-const SELF_HARM = cuePattern(SELF_HARM_CUES);
-const EMERGENCY = cuePattern(EMERGENCY_CUES);
 const COMPLAINT = cuePattern(COMPLAINT_CUES);
 
 /** Lower-cases and folds typographic apostrophes so cues match "don’t" and "don't" alike. */
@@ -83,12 +87,13 @@ export function isShouting(text: string, capsRatio = 0.7): boolean {
  * negative or frustrated message reads as anger; a strongly positive message with no cue reads
  * as joy; a self-harm message reads as sadness.
  */
-export function detect(message: string, options: DetectorOptions = {}): Detection {
+export function detect(message: string, options: DetectorOptions = {}, meaning?: MessageMeaning): Detection {
   const text = normalizeMessage(message);
   const v = valence(message);
   const shouting = isShouting(message, options.capsRatio);
-  const selfHarm = spans(text, SELF_HARM, "self_harm", false).length > 0;
-  const crisis = selfHarm || spans(text, EMERGENCY, "emergency").length > 0;
+  const crisisReason = judgeCrisis(message, meaning);
+  const crisis = crisisReason !== null;
+  const selfHarm = crisisReason !== null && crisisReason.crisisClass !== "medical" && crisisReason.crisisClass !== "violence";
   const found = new Set<Emotion>(
     longestOnly(EMOTION_PATTERNS.flatMap(([e, p]) => spans(text, p, e))).map((s) => s.label as Emotion),
   );
@@ -101,5 +106,6 @@ export function detect(message: string, options: DetectorOptions = {}): Detectio
   if (found.size === 0 && v >= (options.joyValence ?? 0.6) && !NEGATORS.test(text)) found.add("joy");
   const emotions = EMOTIONS.filter((e) => found.has(e));
   const complaintCue = spans(text, COMPLAINT, "complaint").length > 0;
-  return { emotions, shouting, crisis, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
+  const topEmotion = emotions[0] ?? null;
+  return { emotions, topEmotion, shouting, crisis, crisisReason, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
 }
