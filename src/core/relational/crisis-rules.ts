@@ -112,7 +112,7 @@ export const SAFE_CONTEXT: readonly string[] = [
 /** Past told as over and recovered from: "used to", "years ago", then "better", "clean for". */
 export const PAST_RECOVERED = {
   past: "\\b(?:used to|years ago|a year ago|(?:havent|have not|hasnt) since|as a (?:teen|teenager|kid|child)|back when|there was a time|remember when|once believed|once thought|in the past|back in (?:uni|school|college|\\d{4}))\\b",
-  recovered: "\\b(?:clean for|better now|doing (?:loads |much |so much |a lot )?better|recovered|grateful|showed me|was wrong|how wrong|now i|im (?:good|okay|ok|fine|happy) now|helped)\\b",
+  recovered: "\\b(?:clean for|better now|doing (?:loads |much |so much |a lot )?better|recovered|grateful|showed me|was wrong|how wrong|now i|im (?:good|okay|ok|fine|happy) now|helped|proud of (?:that|myself|me))\\b",
   relapse: "\\b(?:relapsed|again|tonight|right now|still (?:want|think)|these days|lately)\\b",
 } as const;
 

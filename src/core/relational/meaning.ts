@@ -1,4 +1,5 @@
 import { cosine } from "../ranking.js";
+import { type EmotionClass, type EmotionModel, emotionProbabilities } from "./emotion-model.js";
 import { EMOTIONS, type Emotion } from "./mood.js";
 import { CRISIS_CLASSES, CRISIS_PROTOTYPES, type CrisisClass, EMOTION_PROTOTYPES, SAFE_PROTOTYPES } from "./prototypes.js";
 
@@ -13,6 +14,8 @@ export interface PrototypeVectors {
   crisis: readonly Prototype<CrisisClass>[];
   safe: readonly Prototype<"safe">[];
   emotions: readonly Prototype<Emotion | "none">[];
+  /** A classifier trained for this embedder's vectors, when there is one (the `use` embedder). */
+  emotionModel: EmotionModel | null;
 }
 
 /** A message's vector and the prototypes to compare it with (only with a semantic embedder). */
@@ -31,13 +34,13 @@ export function prototypeTexts(): { crisis: [CrisisClass, string][]; safe: strin
 }
 
 /** Builds the prototype set from vectors embedded in `prototypeTexts()` order (crisis, safe, emotions). */
-export function prototypeVectors(vectors: readonly Float32Array[]): PrototypeVectors {
+export function prototypeVectors(vectors: readonly Float32Array[], emotionModel: EmotionModel | null = null): PrototypeVectors {
   const texts = prototypeTexts();
   let i = 0;
   const crisis = texts.crisis.map(([label]) => ({ label, vector: vectors[i++] }));
   const safe = texts.safe.map(() => ({ label: "safe" as const, vector: vectors[i++] }));
   const emotions = texts.emotions.map(([label]) => ({ label, vector: vectors[i++] }));
-  return { crisis, safe, emotions };
+  return { crisis, safe, emotions, emotionModel };
 }
 
 /** The best similarity per label. */
@@ -69,4 +72,13 @@ export function crisisMeaning(meaning: MessageMeaning): CrisisMeaning {
   }
   const safe = Math.max(-2, ...bestPerLabel(meaning.vector, meaning.prototypes.safe).values());
   return { crisisClass, crisis, safe };
+}
+
+/**
+ * How strongly the message carries each emotion class by meaning: the trained classifier's
+ * probabilities when the embedder has one, else the best similarity to each class's prototypes.
+ */
+export function emotionScores(meaning: MessageMeaning): Map<EmotionClass, number> {
+  const model = meaning.prototypes.emotionModel;
+  return model ? emotionProbabilities(model, meaning.vector) : bestPerLabel(meaning.vector, meaning.prototypes.emotions);
 }

@@ -1,4 +1,5 @@
 import { detect, type Detection } from "../../core/relational/detector.js";
+import { EMOTION_WEIGHTS, EMOTION_WEIGHTS_MODEL } from "../../core/relational/emotion-weights.js";
 import { type MessageMeaning, type PrototypeVectors, prototypeTexts, prototypeVectors } from "../../core/relational/meaning.js";
 import type { Embedder } from "../../ports/embedder.js";
 
@@ -17,7 +18,7 @@ export function prototypesFor(embedder: Embedder): Promise<PrototypeVectors> | n
     const texts = prototypeTexts();
     pending = embedder
       .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t)])
-      .then(prototypeVectors);
+      .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS } : null));
     pending.catch(() => cache.delete(embedder));
     cache.set(embedder, pending);
   }
