@@ -2,9 +2,10 @@ import { findDates, formatPlainDate, type NamedDate, startOfUtcDay } from "./dat
 import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
-import { capitaliseI, firstPersonStatement, splitSentences, stripFiller, toThirdPerson } from "./first-person.js";
+import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
+import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
-import { conflictingSlots, findSlots, isSelf } from "./slots.js";
+import { conflictingSlots, findSlots, isSelf, type SlotValue } from "./slots.js";
 
 /** What the offline extractor reads. */
 export interface OfflineInput {
@@ -70,16 +71,19 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
     for (const raw of splitSentences(capitaliseI(message.content))) {
-      const sentence = stripFiller(raw);
+      const sentence = withImpliedSpeaker(stripFiller(raw));
       if (firstPersonStatement(sentence) === "none") continue;
       const dates = findDates(sentence, input.observedAt);
       const text = absoluteDates(toThirdPerson(sentence, subject), dates);
-      const slots = findSlots(text);
+      // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
+      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence))];
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
       if (!keepForStrategies(cls.factType, input.strategies)) continue;
-      const supersedes = storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id);
+      // Only what is so now replaces a stored fact: not a plan, a wish, a question or a denial.
+      const actual = modalityOf(sentence) === "actual";
+      const supersedes = actual ? storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id) : [];
       facts.push({
         text,
         category: cls.category,

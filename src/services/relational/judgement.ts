@@ -28,6 +28,14 @@ export function prototypesFor(embedder: Embedder): Promise<PrototypeVectors> | n
 /** Detects emotions, crisis and intent in `message`, with meaning when `vector` comes from a semantic `embedder`. */
 export async function judgeMessage(embedder: Embedder, message: string, vector: Float32Array | undefined): Promise<Detection> {
   const prototypes = vector ? prototypesFor(embedder) : null;
-  const meaning: MessageMeaning | undefined = prototypes && vector ? { vector, prototypes: await prototypes } : undefined;
+  let meaning: MessageMeaning | undefined;
+  if (prototypes && vector) {
+    try {
+      meaning = { vector, prototypes: await prototypes };
+    } catch {
+      // The prototypes could not be embedded: judge by the rules alone this time (retried next message).
+      meaning = undefined;
+    }
+  }
   return detect(message, {}, meaning);
 }
