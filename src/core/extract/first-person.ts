@@ -26,7 +26,7 @@ const IMPLIED_SPEAKER_VERB =
 /** Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I joined PwC last week"). */
 export function withImpliedSpeaker(sentence: string): string {
   const s = sentence.trim();
-  if (!IMPLIED_SPEAKER_VERB.test(s) || firstPersonStatement(s) !== "none" || s.endsWith("?")) return s;
+  if (!IMPLIED_SPEAKER_VERB.test(s) || s.endsWith("?")) return s;
   return `I ${s[0].toLowerCase()}${s.slice(1)}`;
 }
 

@@ -9,11 +9,11 @@ const QUESTION = /\?\s*$|^(?:should|shall|could|would|do|does|did|is|are|am|can|
 const HYPOTHETICAL =
   /\b(?:if|unless|imagine|suppose|supposing|wish|might|maybe|perhaps|possibly|could|would|wouldn['’]?t|considering|thinking\s+(?:about|of)|tempted|dream(?:ing)?\s+(?:of|about)|fantasi[sz]\w*|someday|some\s+day|one\s+day|offered|interview(?:ed|ing)?\s+(?:at|with|for)|applied|applying|not\s+sure|undecided|on\s+the\s+fence|rumou?rs?|hopefully|hoping)\b/i;
 const FUTURE =
-  /\b(?:will|['’]ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|planning|about\s+to|intend\w*|next\s+(?:week|month|year|spring|summer|autumn|fall|winter)|in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b(?!\s+\d{4}\s+(?:we|i))|once\s+(?:my|the|i|we)|after\s+(?:my|the)\s+notice|soon|eventually|starting\s+(?:next|on|in)|from\s+next)\b/i;
+  /\b(?:will|['’]ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|planning|about\s+to|intend\w*|next\s+(?:week|month|year|spring|summer|autumn|fall|winter)|once\s+(?:my|the|i|we)|after\s+(?:my|the)\s+notice|soon|eventually|starting\s+(?:next|on|in)|from\s+next)\b/i;
 const NEGATED =
   /\b(?:not|never|no\s+longer\s+(?:planning|thinking)|isn['’]?t|aren['’]?t|wasn['’]?t|won['’]?t|don['’]?t|doesn['’]?t|didn['’]?t|haven['’]?t|hasn['’]?t|nothing['’]?s\s+changed|still\s+(?:at|in|with|the\s+same|living|working|married|together|single))\b/i;
 // Tense words that make a plan or offer already real: "I took the job", "we moved in".
-const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|got|became|married|divorced|split|separated|left|quit|retired|promoted|hired|unpacked|bought)\b/i;
+const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|got|became|married|divorced|split|separated|left|quit|retired|promoted|hired|unpacked|bought|qualified|retrained|switched)\b/i;
 
 // "may" in lower case only: "in May" is a month.
 const MAY = /\bmay\b/;

@@ -78,6 +78,7 @@ const CHANGE =
   /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot)\b/i;
 const SPEAKER_FIRST =
   /^\W*(?:(?:so|well|and|but|finally|update|quick\s+one|honestly|anyway|plans\s+change|big\s+news)\W+)*(?:I\b|we\b|me\s+(?:and|n|&)\s|\p{Lu}[\p{L}-]*\s+and\s+(?:I|me)\b)/iu;
+const WORK = new Set<SlotName>(["works_at", "job"]);
 const SPEAKER_OBJECT = /\b(?:made|moved|promoted|hired|transferred|let|took|offered)\s+me\b/i;
 
 /** True when the sentence's actor is the speaker ("I …", "we …", "me and Funmi …", "they promoted me"). */
@@ -110,7 +111,9 @@ function closedByMeaning(
     const storedMeant = meaning.stored.get(f.id);
     if (storedMeant) storedSlots.add(storedMeant);
     for (const slot of newSlots) {
-      if (!storedSlots.has(slot)) continue;
+      // Employer and job are told apart poorly by meaning: either one matches the other.
+      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant === x));
+      if (![...storedSlots].some(sameSlot)) continue;
       const oldValues = storedMine.filter((s) => s.slot === slot).map((s) => s.value);
       const newValues = mySlots.filter((s) => s.slot === slot && !s.ended).map((s) => s.value);
       // Both sides known by rules: conflictingSlots has decided already.

@@ -71,6 +71,8 @@ const PATTERNS: Pattern[] = [
   { slot: "lives_in", re: new RegExp(`\\b(?:is|am|are)\\s+in\\s+(\\p{L}[\\p{L}'’.-]*(?:\\s+\\p{Lu}[\\p{L}'’.-]*)?)(?=\\s*(?:[,.!;]|$|\\s+(?:lol|now|and|with|nothing|where|which|but)\\b))`, "gu"), refine: knownPlace },
   { slot: "lives_in", re: new RegExp(`\\b(?:moved|moving|moves?)\\s+(?:\\p{L}+\\s+)?(?:down|up|over|out|across)\\s+to\\s+${PLACE}`, "gu") },
   { slot: "lives_in", re: new RegExp(`\\b(?:transferred|posted|relocated)\\s+to\\s+(?:the\\s+)?${PLACE}`, "gu") },
+  { slot: "lives_in", re: new RegExp(`\\b(?:moved|relocated|moving|relocating)\\s+(?:in)?to\\s+(?:a|an|the|our|my)\\s+(?:new\\s+)?(?:[\\p{L}-]+\\s+)?${HOME}\\s+(?:in|near)\\s+${PLACE}`, "gu") },
+  { slot: "lives_in", re: new RegExp(`\\b(?:moved|moving|relocated|relocating)\\s+(?:back\\s+)?to\\s+(\\p{Ll}[\\p{L}'’.-]*(?:\\s+\\p{Ll}[\\p{L}'’.-]*)?)(?![\\p{L}])`, "gu"), refine: knownPlace },
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|leave|moved\\s+out\\s+of|moving\\s+out\\s+of|packed\\s+up\\s+(?:the\\s+|our\\s+|my\\s+)?(?:\\p{L}+\\s+)?in)\\s+${PLACE}(?=\\s+(?:for|behind|and|to)\\b|[,.;!]|$)`, "gu"), refine: onlyPlace, ends: true },
   { slot: "lives_in", re: new RegExp(`(?<value>${PLACE})\\s+is\\s+(?:now\\s+)?(?:behind|in\\s+the\\s+past\\s+for)\\s+${SELF.replace("me|", "me|us|")}`, "gu"), ends: true },
   { slot: "works_at", re: new RegExp(`\\b(?:started|starting|began)\\s+(?:a\\s+new\\s+job\\s+)?(?:at|with)\\s+${PLACE}`, "gu") },
@@ -126,6 +128,9 @@ const CLAUSE_START =
   /^\W*(?:\p{Lu}[\p{L}-]*\s+said:\s*)?(I|[Ww]e|(?!(?:My|Our|His|Her|Their|The|This|That|These|Those|It|A|An|So|And|But|Then|Also|Oh|Well|If|When|After|Since)\b)\p{Lu}[\p{L}-]*)\s+(?!said\b)/u;
 const OTHER_ACTOR = /\b(?:he|she|they|his|her|their|its|[Hh]e|[Ss]he|[Tt]hey)\b|['’]s\s+\p{Ll}|\b(?:[Mm]y|[Oo]ur)\s+(?!new\b|own\b)\p{Ll}+\s+(?:is|was|has|had|moved|lives|works|got)\b/u;
 
+// "…, she works at Airbus": a third-person pronoun right before the slot words is someone else.
+const OTHER_PRONOUN_BEFORE = /\b(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir)\s+(?:(?:just|now|also|still|has|have|had|is|are|was|were|will|got|recently|finally)\s+)*$/u;
+
 function clauseSubject(before: string): string {
   const m = CLAUSE_START.exec(before);
   if (!m) return "";
@@ -164,7 +169,8 @@ export function findSlots(text: string): SlotValue[] {
       if (!h.nameSubject) {
         const before = clause.slice(0, h.index);
         const direct = SUBJECT_BEFORE.exec(before);
-        if (direct) subject = /^my$/i.test(direct[1]) ? "I" : direct[1];
+        if (OTHER_PRONOUN_BEFORE.test(before)) subject = "";
+        else if (direct) subject = /^my$/i.test(direct[1]) ? "I" : direct[1];
         else if (lastSubject !== "" && /(?:\b(?:and|but|then|so|for|to)|,)\s+(?:\S+\s+){0,4}$/i.test(before)) subject = lastSubject;
         else subject = clauseSubject(before);
       }

@@ -34,7 +34,7 @@ const BAD_TURN = /\b(?:again|cancel+ed|didn't|wouldn't|won't|broke|broken|spille
 // With rules alone, the order in which a mixed message's strongest emotion is picked.
 const RULE_PRIORITY: readonly Emotion[] = ["anger", "sadness", "anxiety", "frustration", "gratitude", "joy"];
 /** Least probability (trained classifier) or similarity (prototypes) for an emotion found only by meaning. */
-const MIN_MODEL_PROBABILITY = 0.35;
+const MIN_MODEL_PROBABILITY = 0.27;
 const MIN_PROTOTYPE_SIMILARITY = 0.6;
 
 function negated(text: string, at: number): boolean {
