@@ -11,14 +11,14 @@ export interface CrisisJudgement {
 
 /** Thresholds of the judgement by meaning (chosen on the tune half of bench/labels). */
 export interface CrisisMeaningThresholds {
-  /** Least similarity to the closest crisis prototype (default 0.70). */
+  /** Least similarity to the closest crisis prototype (default 0.65). */
   minCrisis: number;
-  /** Least lead of that similarity over the closest look-alike prototype (default 0.05). */
+  /** Least lead of that similarity over the closest look-alike prototype (default 0.10). */
   minMargin: number;
 }
 
 /** The defaults `Process` uses. */
-export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { minCrisis: 0.7, minMargin: 0.05 };
+export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { minCrisis: 0.65, minMargin: 0.1 };
 
 const CLASS_PATTERNS = CRISIS_CLASSES.map((c) => [c, new RegExp(`(?<![\\w])(?:${CRISIS_CUES[c].join("|")})(?![\\w])`, "u")] as const);
 const SAFE = new RegExp(SAFE_CONTEXT.join("|"), "u");
