@@ -15,6 +15,7 @@ const NEGATED =
 // Tense words that make a plan or offer already real: "I took the job", "we moved in".
 const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|got|became|married|divorced|split|separated|left|quit|retired|promoted|hired|unpacked|bought|qualified|retrained|switched)\b/i;
 
+const ENDED = /\b(?:any\s?more|no\s+longer)\b/i;
 // "may" in lower case only: "in May" is a month.
 const MAY = /\bmay\b/;
 
@@ -22,7 +23,8 @@ const MAY = /\bmay\b/;
 export function modalityOf(sentence: string): Modality {
   const s = sentence.trim();
   if (QUESTION.test(s)) return "question";
-  if (NEGATED.test(s) && !/\b(?:not|never)\s+(?:only|just)\b/i.test(s)) return "negated";
+  // "not together any more", "no longer at Acme": a denial of the past is a change, not a denial.
+  if (NEGATED.test(s) && !/\b(?:not|never)\s+(?:only|just)\b/i.test(s) && !ENDED.test(s)) return "negated";
   if (HYPOTHETICAL.test(s) || MAY.test(s)) return "hypothetical";
   if (FUTURE.test(s) && !(DONE.test(s) && !/\b(?:will|going\s+to|gonna|plan\w*)\b/i.test(s))) return "future";
   return "actual";
