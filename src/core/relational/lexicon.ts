@@ -24,7 +24,7 @@ export const EMOTION_CUES: Readonly<Record<Emotion, readonly string[]>> = {
     "pulling my hair out", "give me strength", "for crying out loud", "(?:is|are|keeps?|was) (?:literally |actually |absolutely )?killing me", "the death of me", "kill me(?: now)?",
     "shoot me(?: now)?", "(?:one|1) more time", "fed up to the back teeth", "been waiting", "waiting (?:on|for) (?:\\w+ ){0,3}(?:for )?(?:three|two|four|\\d+) (?:weeks|days|hours|months)",
     "keeps? (?:sending|asking|losing|dropping|jamming|telling)", "tedious", "nightmare", "brutal", "bloodbath", "tempers", "at each other's throats", "warzone",
-    "drowning in", "again\\.", "third time", "(?:worst|awful) thing", "can't even", "seriously\\?", "so (?:slow|dumb|stupid)",
+    "drowning in", "third time", "(?:worst|awful) thing", "can't even", "seriously\\?", "so (?:slow|dumb|stupid)",
   ],
   anger: [
     "angry", "anger", "furious", "fuming", "livid", "outraged", "mad at", "pissed", "hate", "rage",
@@ -50,7 +50,7 @@ export const EMOTION_CUES: Readonly<Record<Emotion, readonly string[]>> = {
     "awesome", "love (?:it|this|that)", "over the moon", "yay+", "can't wait", "lovely", "laugh(?:ed|ing)?", "proud", "so much fun",
     "on cloud nine", "tickled pink", "buzzing", "chuffed", "(?:can't|cannot) stop smiling", "killed it", "nailed it", "kill it", "weight off", "all-clear", "all clear",
     "made my day", "best (?:day|news|feeling)", "lmao+", "haha+", "lol+", "killed me", "i'm dead", "im dead", "deceased", "got (?:the|into|in)", "new person",
-    "not too shabby", "sun's (?:finally )?out", "obsessed", "worked!", "first prize", "🎉", "😂", "🥳", "😍", "🚀", "☀️", "!!!", "(?:it|that) worked",
+    "not too shabby", "sun's (?:finally )?out", "obsessed", "worked!", "first prize", "🎉", "😂", "🥳", "😍", "🚀", "☀️", "(?:it|that) worked",
   ],
   gratitude: [
     "thank(?:s| you)", "thank", "thankful", "grateful", "appreciate\\w*", "cheers", "lifesaver", "life saver", "much obliged", "ty", "thx", "bless you", "hats off",
