@@ -81,6 +81,8 @@ export function formatIsoDay(ms: number): string {
 const WORDY_YEAR = /\b(?:in|during|since|of|by|from|until|before|after)\s+((?:19|20)\d{2})\b/gi;
 const HAS_DIGIT_OR_MONTH = new RegExp(`\\d|\\b(?:${MONTHS.join("|")}|${MONTHS.map((m) => m.slice(0, 3)).join("|")})\\b`, "i");
 
+const NOT_A_DATE = /^(?:(?:right|just)\s+)?now$|^(?:\w+|\d+)\s+(?:days?|weeks?|months?|years?)$/i;
+
 /**
  * Finds the dates a text names, resolved against `referenceMs` (UTC): chrono-node's English
  * parser (absolute and relative expressions) plus bare years after a preposition ("in 2023").
@@ -89,6 +91,8 @@ export function findDates(text: string, referenceMs: number): NamedDate[] {
   const found: NamedDate[] = [];
   const results = chrono.parse(text, { instant: new Date(referenceMs), timezone: 0 }, { forwardDate: false });
   for (const r of results) {
+    // "now" is the observation itself, and a bare span ("eleven days straight") is no date.
+    if (NOT_A_DATE.test(r.text.trim())) continue;
     const year = r.start.get("year");
     const month = r.start.get("month");
     const day = r.start.get("day");

@@ -25,7 +25,7 @@ export interface ExtractorContext {
   /** The last turns before the new messages, oldest first. */
   recentTurns: readonly { role: string; name: string; content: string; observedAt: number }[];
   /** The most similar stored open facts, shown with their real ids. */
-  storedFacts: readonly { id: string; text: string; validFrom: number; eventDate: number | null }[];
+  storedFacts: readonly { id: string; text: string; validFrom: number; eventDate: number | null; vector?: Float32Array }[];
   /** The new messages with their (episode) ids. */
   messages: readonly { id: string; role: string; name: string; content: string }[];
   strategies: readonly Strategy[];

@@ -14,7 +14,29 @@ const SHORT_LABEL = /^[^:.!?]{1,30}:\s+/;
 
 /** Capitalises a lower-case pronoun "i" ("i'm in london" → "I'm in london"), common in chat. */
 export function capitaliseI(text: string): string {
-  return text.replace(/(^|[^\p{L}\p{N}'’])i(?=(?:['’](?:m|ve|d|ll))?(?![\p{L}\p{N}]))/gu, "$1I");
+  return text
+    .replace(/(^|[^\p{L}\p{N}'’])i(?=(?:['’](?:m|ve|d|ll))?(?![\p{L}\p{N}]))/gu, "$1I")
+    .replace(/(^|[^\p{L}\p{N}'’])[Ii](m|ve)(?![\p{L}\p{N}'’])/gu, "$1I'$2");
+}
+
+// A user turn that starts with a past-tense verb speaks of the speaker: "Left Tesco, joined Sainsbury's".
+const IMPLIED_SPEAKER_VERB =
+  /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially)\b/i;
+
+/** Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I joined PwC last week"). */
+export function withImpliedSpeaker(sentence: string): string {
+  const s = sentence.trim();
+  if (!IMPLIED_SPEAKER_VERB.test(s) || s.endsWith("?")) return s;
+  return `I ${s[0].toLowerCase()}${s.slice(1)}`;
+}
+
+/** The sentence as the speaker would say it alone: "we" and "me and X" read as "I" for slots the household shares. */
+export function speakerView(sentence: string): string {
+  return sentence
+    .replace(/\b(?:me|Me)\s+(?:and|n|&)\s+\p{Lu}[\p{L}-]*/gu, "I")
+    .replace(/\b\p{Lu}[\p{L}-]*\s+(?:and|&)\s+(?:I|me)\b/gu, "I")
+    .replace(/\bwe\b/g, "we")
+    .replace(/\b[Ww]e\s+(?=(?:are|were|have|had|moved|relocated|settled|live|lived|bought|got|left|packed|finally|just|now)\b)/gu, "I ");
 }
 
 /** Splits text into sentences (compromise's sentence splitter). */
@@ -56,6 +78,8 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\bI\s+don['’]t\b/g, "I do not"],
   [/\bI\s+can['’]t\b/g, "I cannot"],
   [/\bI\s+won['’]t\b/g, "I will not"],
+  [/\b([Ww])e['’]re\b/g, "$1e are"],
+  [/\b([Ww])e['’]ve\b/g, "$1e have"],
 ];
 
 const MODALS = new Set(["can", "cannot", "could", "will", "would", "shall", "should", "may", "might", "must"]);

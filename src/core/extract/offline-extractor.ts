@@ -2,9 +2,10 @@ import { findDates, formatPlainDate, type NamedDate, startOfUtcDay } from "./dat
 import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
-import { capitaliseI, firstPersonStatement, splitSentences, stripFiller, toThirdPerson } from "./first-person.js";
+import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
+import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
-import { conflictingSlots, findSlots, isSelf } from "./slots.js";
+import { conflictingSlots, findSlots, isSelf, type SlotName, type SlotValue } from "./slots.js";
 
 /** What the offline extractor reads. */
 export interface OfflineInput {
@@ -13,6 +14,17 @@ export interface OfflineInput {
   /** Stored open facts that a new fact may supersede (by slot). */
   storedFacts: readonly { id: string; text: string }[];
   strategies: readonly Strategy[];
+  /**
+   * Slots by meaning, with a semantic embedder: of the statement sentences (keyed by
+   * `statementSentences` text) and of the stored facts (by id). Absent with the `hash` embedder.
+   */
+  meaning?: SlotMeaning;
+}
+
+/** Slots judged by meaning, computed outside the (pure) extractor. */
+export interface SlotMeaning {
+  sentences: ReadonlyMap<string, SlotName>;
+  stored: ReadonlyMap<string, SlotName>;
 }
 
 const RECURRING = /\b(?:birthday|anniversary|every|each|annual|yearly)\b/i;
@@ -56,6 +68,64 @@ function entitiesOf(original: string, fact: string, subject: string): string[] {
   return names;
 }
 
+/** The sentences of a user turn the extractor reads, as it reads them (filler stripped, implied speaker added). */
+export function statementSentences(content: string): string[] {
+  return splitSentences(capitaliseI(content)).map((raw) => withImpliedSpeaker(stripFiller(raw)));
+}
+
+// A statement of change: only such a statement may close a fact on meaning alone.
+const CHANGE =
+  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot)\b/i;
+const SPEAKER_FIRST =
+  /^\W*(?:(?:so|well|and|but|finally|update|quick\s+one|honestly|anyway|plans\s+change|big\s+news)\W+)*(?:I\b|we\b|me\s+(?:and|n|&)\s|\p{Lu}[\p{L}-]*\s+and\s+(?:I|me)\b)/iu;
+const WORK = new Set<SlotName>(["works_at", "job"]);
+const SPEAKER_OBJECT = /\b(?:made|moved|promoted|hired|transferred|let|took|offered)\s+me\b/i;
+
+/** True when the sentence's actor is the speaker ("I …", "we …", "me and Funmi …", "they promoted me"). */
+function speakerActs(sentence: string, selfNames: readonly string[]): boolean {
+  if (SPEAKER_FIRST.test(sentence) || SPEAKER_OBJECT.test(sentence)) return true;
+  return selfNames.some((n) => sentence.trim().toLowerCase().startsWith(n.toLowerCase()));
+}
+
+/**
+ * Stored facts a statement closes by meaning: the statement is actual, tells of a change, its
+ * actor is the speaker, and its slot (by meaning or rules) is the stored fact's slot (by rules or
+ * meaning), where the rules alone could not decide; a new value the stored fact already holds closes nothing.
+ */
+function closedByMeaning(
+  sentence: string,
+  mySlots: readonly SlotValue[],
+  stored: readonly { id: string; text: string; slots: SlotValue[] }[],
+  input: OfflineInput,
+  selfNames: readonly string[],
+): string[] {
+  const meaning = input.meaning;
+  if (!meaning || !CHANGE.test(sentence) || !speakerActs(sentence, selfNames)) return [];
+  const newSlots = new Set<SlotName>(mySlots.filter((s) => !s.ended).map((s) => s.slot));
+  const meant = meaning.sentences.get(sentence);
+  if (meant) newSlots.add(meant);
+  const out: string[] = [];
+  for (const f of stored) {
+    const storedMine = f.slots.filter((s) => isSelf(s.subject, selfNames) && !s.ended);
+    const storedSlots = new Set<SlotName>(storedMine.map((s) => s.slot));
+    const storedMeant = meaning.stored.get(f.id);
+    if (storedMeant) storedSlots.add(storedMeant);
+    for (const slot of newSlots) {
+      // Employer and job are told apart poorly by meaning: either one matches the other.
+      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant === x));
+      if (![...storedSlots].some(sameSlot)) continue;
+      const oldValues = storedMine.filter((s) => s.slot === slot).map((s) => s.value);
+      const newValues = mySlots.filter((s) => s.slot === slot && !s.ended).map((s) => s.value);
+      // Both sides known by rules: conflictingSlots has decided already.
+      if (oldValues.length > 0 && newValues.length > 0) continue;
+      if (newValues.some((v) => f.text.toLowerCase().includes(v))) continue;
+      out.push(f.id);
+      break;
+    }
+  }
+  return out;
+}
+
 /**
  * The rules-based extractor for `--llm none`: each first-person statement of a user turn becomes
  * one fact in the third person about the speaker, with dates resolved against `observedAt`,
@@ -64,22 +134,27 @@ function entitiesOf(original: string, fact: string, subject: string): string[] {
  */
 export function extractOffline(input: OfflineInput): ProposedFact[] {
   const facts: ProposedFact[] = [];
-  const storedSlots = input.storedFacts.map((f) => ({ id: f.id, slots: findSlots(f.text) }));
+  const storedSlots = input.storedFacts.map((f) => ({ id: f.id, text: f.text, slots: findSlots(f.text) }));
   for (const message of input.messages) {
     if (message.role !== "user") continue;
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
-    for (const raw of splitSentences(capitaliseI(message.content))) {
-      const sentence = stripFiller(raw);
+    for (const sentence of statementSentences(message.content)) {
       if (firstPersonStatement(sentence) === "none") continue;
       const dates = findDates(sentence, input.observedAt);
       const text = absoluteDates(toThirdPerson(sentence, subject), dates);
-      const slots = findSlots(text);
+      // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
+      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence))];
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
       if (!keepForStrategies(cls.factType, input.strategies)) continue;
-      const supersedes = storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id);
+      // Only what is so now replaces a stored fact: not a plan, a wish, a question or a denial.
+      const actual = modalityOf(sentence) === "actual";
+      const byRules = actual ? storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id) : [];
+      const mine = slots.filter((s) => isSelf(s.subject, selfNames));
+      const byMeaning = actual ? closedByMeaning(sentence, mine, storedSlots, input, selfNames) : [];
+      const supersedes = [...new Set([...byRules, ...byMeaning])];
       facts.push({
         text,
         category: cls.category,

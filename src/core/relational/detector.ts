@@ -1,16 +1,23 @@
+import { type CrisisJudgement, judgeCrisis } from "./crisis.js";
 import { classifyIntent, type Intent } from "./intent.js";
-import { COMPLAINT_CUES, cuePattern, EMERGENCY_CUES, EMOTION_CUES, NEGATORS, SELF_HARM_CUES } from "./lexicon.js";
-import { type Emotion, EMOTIONS } from "./mood.js";
+import { judgeEmotions } from "./emotion.js";
+import { COMPLAINT_CUES, cuePattern, NEGATORS } from "./lexicon.js";
+import type { MessageMeaning } from "./meaning.js";
+import type { Emotion } from "./mood.js";
 import { valence } from "./valence.js";
 
 /** What the offline detector reads from one user message. */
 export interface Detection {
   /** Emotions present, in `EMOTIONS` order. */
   emotions: Emotion[];
+  /** The strongest emotion present, or null when none is. */
+  topEmotion: Emotion | null;
   /** Mostly capitals, or repeated `!`. */
   shouting: boolean;
-  /** Self-harm or an emergency. */
+  /** Self-harm, suicide risk, or a medical or safety emergency. */
   crisis: boolean;
+  /** Why the message reads as a crisis (class, and whether rules or meaning said so); null when it does not. */
+  crisisReason: CrisisJudgement | null;
   intent: Intent;
   /** VADER compound valence in [-1,1]. */
   valence: number;
@@ -26,15 +33,6 @@ export interface DetectorOptions {
   joyValence?: number;
 }
 
-interface Span {
-  start: number;
-  end: number;
-  label: string;
-}
-
-const EMOTION_PATTERNS = EMOTIONS.map((e) => [e, cuePattern(EMOTION_CUES[e])] as const);
-const SELF_HARM = cuePattern(SELF_HARM_CUES);
-const EMERGENCY = cuePattern(EMERGENCY_CUES);
 const COMPLAINT = cuePattern(COMPLAINT_CUES);
 
 /** Lower-cases and folds typographic apostrophes so cues match "don’t" and "don't" alike. */
@@ -42,30 +40,12 @@ export function normalizeMessage(text: string): string {
   return text.replace(/[\u2018\u2019\u02bc]/g, "'").toLowerCase();
 }
 
-function negated(text: string, at: number): boolean {
-  const before = text.slice(0, at).split(/\s+/).filter(Boolean).slice(-3);
-  // "can't stop crying", "couldn't help crying": the negator governs the verb, not the feeling.
-  if (/^(?:stop|help)$/.test(before.at(-1) ?? "")) return false;
-  return NEGATORS.test(before.join(" "));
-}
-
-/** Un-negated cue matches of `pattern`, labelled. */
-function spans(text: string, pattern: RegExp, label: string, checkNegation = true): Span[] {
-  const out: Span[] = [];
+function unnegatedMatch(text: string, pattern: RegExp): boolean {
   for (const m of text.matchAll(pattern)) {
-    const start = m.index ?? 0;
-    if (checkNegation && negated(text, start)) continue;
-    out.push({ start, end: start + m[0].length, label });
+    const before = text.slice(0, m.index ?? 0).split(/\s+/).filter(Boolean).slice(-3);
+    if (!NEGATORS.test(before.join(" "))) return true;
   }
-  return out;
-}
-
-/** Where cues overlap ("thanks for nothing" inside "thanks"), only the longest counts. */
-function longestOnly(all: Span[]): Span[] {
-  const sorted = [...all].sort((a, b) => b.end - b.start - (a.end - a.start));
-  const kept: Span[] = [];
-  for (const s of sorted) if (!kept.some((k) => s.start < k.end && k.start < s.end)) kept.push(s);
-  return kept;
+  return false;
 }
 
 /** True for mostly capital letters (≥ 6 letters) or repeated exclamation marks. */
@@ -83,23 +63,20 @@ export function isShouting(text: string, capsRatio = 0.7): boolean {
  * negative or frustrated message reads as anger; a strongly positive message with no cue reads
  * as joy; a self-harm message reads as sadness.
  */
-export function detect(message: string, options: DetectorOptions = {}): Detection {
+export function detect(message: string, options: DetectorOptions = {}, meaning?: MessageMeaning): Detection {
   const text = normalizeMessage(message);
   const v = valence(message);
   const shouting = isShouting(message, options.capsRatio);
-  const selfHarm = spans(text, SELF_HARM, "self_harm", false).length > 0;
-  const crisis = selfHarm || spans(text, EMERGENCY, "emergency").length > 0;
-  const found = new Set<Emotion>(
-    longestOnly(EMOTION_PATTERNS.flatMap(([e, p]) => spans(text, p, e))).map((s) => s.label as Emotion),
-  );
-  if (selfHarm) found.add("sadness");
-  if (shouting && (found.has("frustration") || v <= (options.shoutedAngerValence ?? -0.2))) {
-    found.delete("frustration");
-    found.add("anger");
-  }
-  // VADER rates "not sad" positive; a negated message is not joy just because it is not sad.
-  if (found.size === 0 && v >= (options.joyValence ?? 0.6) && !NEGATORS.test(text)) found.add("joy");
-  const emotions = EMOTIONS.filter((e) => found.has(e));
-  const complaintCue = spans(text, COMPLAINT, "complaint").length > 0;
-  return { emotions, shouting, crisis, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
+  const crisisReason = judgeCrisis(message, meaning);
+  const crisis = crisisReason !== null;
+  const { emotions, top: topEmotion } = judgeEmotions(text, {
+    valence: v,
+    shouting,
+    crisis: crisisReason,
+    meaning,
+    shoutedAngerValence: options.shoutedAngerValence ?? -0.2,
+    joyValence: options.joyValence ?? 0.6,
+  });
+  const complaintCue = unnegatedMatch(text, COMPLAINT);
+  return { emotions, topEmotion, shouting, crisis, crisisReason, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
 }

@@ -93,7 +93,7 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
   await episodes.insertNew(turns);
   const turnIds = turns.map((t) => t.id);
 
-  const extractor = createExtractor(deps.chat);
+  const extractor = createExtractor(deps.chat, deps.embedder);
   const open = where.and(factScopeCondition(key), openRows);
   const [neighbours, profile, recent, slotRows] = await Promise.all([
     memories.nearest(probe, open, SIMILAR_FACTS),
@@ -107,7 +107,7 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
     observedAt,
     profile: profile?.text ?? "",
     recentTurns: recent,
-    storedFacts: [...shown.values()].map((r) => ({ id: r.id, text: r.text, validFrom: r.validFrom, eventDate: r.eventDate })),
+    storedFacts: [...shown.values()].map((r) => ({ id: r.id, text: r.text, validFrom: r.validFrom, eventDate: r.eventDate, vector: r.vector })),
     messages: turns.map((t) => ({ id: t.id, role: t.role, name: t.name, content: t.content })),
     strategies: input.strategies,
   };

@@ -3,6 +3,8 @@ import { type ExtractorContext, extractorMessages, keepForStrategies, retryMessa
 import { extractOffline } from "../../core/extract/offline-extractor.js";
 import { type ProposedFact, parseExtractorAnswer } from "../../core/extract/proposed-fact.js";
 import type { ChatModel } from "../../ports/chat-model.js";
+import type { Embedder } from "../../ports/embedder.js";
+import { slotMeaningFor } from "./slot-meaning.js";
 
 /** Model calls and tokens an extraction cost (also reported by the chat adapter's `onUsage`). */
 export interface ExtractionUsage {
@@ -35,18 +37,23 @@ export function noUsage(): ExtractionUsage {
  * The extractor for a chat model: one JSON-mode call (`response_format: json_object`) validated
  * by the schema; an invalid answer gets one retry that shows the model its answer and the problem.
  * A model that fails, or answers invalid JSON twice, gives an error and no facts. Without a model
- * the rules-based offline extractor runs instead.
+ * the rules-based offline extractor runs instead, with slots by meaning when `embedder` is semantic.
  */
-export function createExtractor(chat: ChatModel): Extractor {
+export function createExtractor(chat: ChatModel, embedder?: Embedder): Extractor {
   if (!chat.available) {
     return {
       mode: "offline",
-      extract: (_tenant, context) =>
-        Promise.resolve({
-          ok: true,
-          facts: extractOffline({ messages: context.messages, observedAt: context.observedAt, storedFacts: context.storedFacts, strategies: context.strategies }),
-          usage: noUsage(),
+      extract: async (_tenant, context) => ({
+        ok: true,
+        facts: extractOffline({
+          messages: context.messages,
+          observedAt: context.observedAt,
+          storedFacts: context.storedFacts,
+          strategies: context.strategies,
+          meaning: embedder ? await slotMeaningFor(embedder, context) : undefined,
         }),
+        usage: noUsage(),
+      }),
     };
   }
 

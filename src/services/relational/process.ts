@@ -1,6 +1,5 @@
 import { AgentMemError, logDetailOf } from "../../core/errors.js";
 import type { Detection } from "../../core/relational/detector.js";
-import { detect } from "../../core/relational/detector.js";
 import { applyInteraction } from "../../core/relational/dynamics.js";
 import { extractMentions } from "../../core/relational/mentions.js";
 import { buildSystemPrompt } from "../../core/relational/prompt.js";
@@ -9,6 +8,7 @@ import { relationBias, type Tone, toneFor } from "../../core/relational/state.js
 import type { ServiceDeps } from "../deps.js";
 import { rememberAll } from "../memory/remember.js";
 import type { KeyedLock } from "./keyed-lock.js";
+import { judgeMessage } from "./judgement.js";
 import { effectiveAt, updateRelation } from "./relation-rows.js";
 import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
 import type { ProcessInput } from "./requests.js";
@@ -59,22 +59,20 @@ async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: st
 }
 
 /**
- * One chat turn (Humane's process()): detect → retrieve the top-k memories of this end-user →
+ * One chat turn (Humane's process()): embed → detect (rules, and meaning with a semantic embedder) → retrieve the top-k memories of this end-user →
  * update the relation (atomically, at `at`) → build the context and system prompt → reply with
  * the chat model if one is configured → store the interaction as one memory and count mentions.
  */
 export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: string, input: ProcessInput): Promise<ProcessResult> {
   const now = deps.clock.now().getTime();
   const user = input.key.user;
-  const detection = detect(input.message);
+  // One vector serves both the judgement by meaning (crisis, emotions) and retrieval.
+  const [vector] = await deps.embedder.embed([input.message]);
+  const detection = await judgeMessage(deps.embedder, input.message, vector);
   // Retrieval and the state update do not depend on each other: run them side by side. The
   // update refuses a replay into the past (AT_BEFORE_LAST_SEEN) before writing anything.
-  const retrieve = async () => {
-    const [vector] = await deps.embedder.embed([input.message]);
-    return relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at });
-  };
   const [relevant, relation] = await Promise.all([
-    retrieve(),
+    relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at }),
     updateRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
   ]);
   const tone = toneFor(relation.grudge);

@@ -1,0 +1,31 @@
+/**
+ * The modality of a statement: whether it tells of something that is so now, or of something
+ * wished, planned, asked, denied or only possible. Only an actual statement may close a stored
+ * fact; the others are kept as facts but replace nothing ("thinking about moving to Edinburgh").
+ */
+export type Modality = "actual" | "hypothetical" | "future" | "negated" | "question";
+
+const QUESTION = /\?\s*$|^(?:should|shall|could|would|do|does|did|is|are|am|can|will)\s+(?:i|we)\b/i;
+const HYPOTHETICAL =
+  /\b(?:if|unless|imagine|suppose|supposing|wish|might|maybe|perhaps|possibly|could|would|wouldn['’]?t|considering|thinking\s+(?:about|of)|tempted|dream(?:ing)?\s+(?:of|about)|fantasi[sz]\w*|someday|some\s+day|one\s+day|offered|interview(?:ed|ing)?\s+(?:at|with|for)|applied|applying|not\s+sure|undecided|on\s+the\s+fence|rumou?rs?|hopefully|hoping)\b/i;
+const FUTURE =
+  /\b(?:will|['’]ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|planning|about\s+to|intend\w*|next\s+(?:week|month|year|spring|summer|autumn|fall|winter)|once\s+(?:my|the|i|we)|after\s+(?:my|the)\s+notice|soon|eventually|starting\s+(?:next|on|in)|from\s+next)\b/i;
+const NEGATED =
+  /\b(?:not|never|no\s+longer\s+(?:planning|thinking)|isn['’]?t|aren['’]?t|wasn['’]?t|won['’]?t|don['’]?t|doesn['’]?t|didn['’]?t|haven['’]?t|hasn['’]?t|nothing['’]?s\s+changed|still\s+(?:at|in|with|the\s+same|living|working|married|together|single))\b/i;
+// Tense words that make a plan or offer already real: "I took the job", "we moved in".
+const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|got|became|married|divorced|split|separated|left|quit|retired|promoted|hired|unpacked|bought|qualified|retrained|switched)\b/i;
+
+const ENDED = /\b(?:any\s?more|no\s+longer)\b/i;
+// "may" in lower case only: "in May" is a month.
+const MAY = /\bmay\b/;
+
+/** The modality of one sentence (already known to be about the speaker). */
+export function modalityOf(sentence: string): Modality {
+  const s = sentence.trim();
+  if (QUESTION.test(s)) return "question";
+  // "not together any more", "no longer at Acme": a denial of the past is a change, not a denial.
+  if (NEGATED.test(s) && !/\b(?:not|never)\s+(?:only|just)\b/i.test(s) && !ENDED.test(s)) return "negated";
+  if (HYPOTHETICAL.test(s) || MAY.test(s)) return "hypothetical";
+  if (FUTURE.test(s) && !(DONE.test(s) && !/\b(?:will|going\s+to|gonna|plan\w*)\b/i.test(s))) return "future";
+  return "actual";
+}

@@ -1,0 +1,70 @@
+import { CRISIS_CUES, foldForCues, IDIOMS, PAST_RECOVERED, RISK_WORDS, SAFE_CONTEXT } from "./crisis-rules.js";
+import { crisisMeaning, type MessageMeaning } from "./meaning.js";
+import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
+
+/** Why a message reads as a crisis. */
+export interface CrisisJudgement {
+  crisisClass: CrisisClass;
+  /** "rules" when a cue matched, "meaning" when only the similarity to the crisis prototypes did. */
+  by: "rules" | "meaning";
+}
+
+/** Thresholds of the judgement by meaning (chosen on the tune half of bench/labels). */
+export interface CrisisMeaningThresholds {
+  /** Least similarity to the closest crisis prototype (default 0.65). */
+  minCrisis: number;
+  /** Least lead of that similarity over the closest look-alike prototype (default 0.10). */
+  minMargin: number;
+}
+
+/** The defaults `Process` uses. */
+export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { minCrisis: 0.65, minMargin: 0.1 };
+
+const CLASS_PATTERNS = CRISIS_CLASSES.map((c) => [c, new RegExp(`(?<![\\w])(?:${CRISIS_CUES[c].join("|")})(?![\\w])`, "u")] as const);
+const SAFE = new RegExp(SAFE_CONTEXT.join("|"), "u");
+// Explicit present intent is a crisis even inside a joke marker or a story.
+const EXPLICIT = /suicid|kill(?:ing)? myself|end(?:ing)? my (?:own )?life|want(?:ed)? to die|better off dead/u;
+const IDIOM = new RegExp(`(?<![\\w])(?:${IDIOMS.join("|")})`, "gu");
+const SPEAKER = new RegExp(RISK_WORDS.speaker, "u");
+const DEATH = new RegExp(RISK_WORDS.death, "u");
+const FINAL = new RegExp(RISK_WORDS.final, "u");
+const PAST = new RegExp(PAST_RECOVERED.past, "u");
+const RECOVERED = new RegExp(PAST_RECOVERED.recovered, "u");
+const RELAPSE = new RegExp(PAST_RECOVERED.relapse, "u");
+
+/** The first crisis class whose cues match the folded text. */
+export function crisisClassByRules(folded: string): CrisisClass | null {
+  for (const [c, pattern] of CLASS_PATTERNS) if (pattern.test(folded)) return c;
+  return null;
+}
+
+/** The co-occurrence net: the speaker, a death word and a finality word, once idioms are removed. */
+export function riskWords(folded: string): boolean {
+  const plain = folded.replace(IDIOM, " ");
+  return SPEAKER.test(plain) && DEATH.test(plain) && FINAL.test(plain);
+}
+
+/** True when the message tells of a crisis as over ("I used to … but I've been clean for years"). */
+export function pastRecovered(folded: string): boolean {
+  return PAST.test(folded) && RECOVERED.test(folded) && !RELAPSE.test(folded);
+}
+
+/**
+ * Judges whether a message is a crisis: the class cues, cancelled by a look-alike context (a joke
+ * marker, a story, an exclamation) unless the intent is explicit, and by the past told as
+ * recovered; then, with a semantic embedder, the similarity to the crisis prototypes when it is
+ * high and clearly above the closest look-alike. Null when the message is not a crisis.
+ */
+export function judgeCrisis(message: string, meaning?: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
+  const folded = foldForCues(message);
+  if (pastRecovered(folded)) return null;
+  const explicit = EXPLICIT.test(folded);
+  if (!explicit && SAFE.test(folded)) return null;
+  const ruled = crisisClassByRules(folded);
+  if (ruled) return { crisisClass: ruled, by: "rules" };
+  if (riskWords(folded)) return { crisisClass: "ideation", by: "rules" };
+  if (!meaning) return null;
+  const m = crisisMeaning(meaning);
+  if (m.crisis >= thresholds.minCrisis && m.crisis - m.safe >= thresholds.minMargin) return { crisisClass: m.crisisClass, by: "meaning" };
+  return null;
+}

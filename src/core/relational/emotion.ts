@@ -1,0 +1,96 @@
+import type { CrisisJudgement } from "./crisis.js";
+import type { EmotionClass } from "./emotion-model.js";
+import { cuePattern, EMOTION_CUES, NEGATORS } from "./lexicon.js";
+import { emotionScores, type MessageMeaning } from "./meaning.js";
+import { type Emotion, EMOTIONS } from "./mood.js";
+
+/** The emotions of a message and the strongest of them. */
+export interface EmotionJudgement {
+  emotions: Emotion[];
+  top: Emotion | null;
+}
+
+/** What the emotion judgement reads besides the text. */
+export interface EmotionEvidence {
+  valence: number;
+  shouting: boolean;
+  crisis: CrisisJudgement | null;
+  meaning?: MessageMeaning;
+  shoutedAngerValence: number;
+  joyValence: number;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  label: Emotion;
+}
+
+const EMOTION_PATTERNS = EMOTIONS.map((e) => [e, cuePattern(EMOTION_CUES[e])] as const);
+// A cheerful frame around a bad turn of events reads as frustration: "oh great, cancelled again".
+const SARCASM =
+  /(?:^|[.!?]\s*)(?:oh,? )?(?:great|brilliant|wonderful|fantastic|perfect|lovely|super|awesome)[,.!]|love that for me|just (?:great|perfect|brilliant|what i needed)|thanks a lot|cheers for nothing|(?:great|brilliant|wonderful|fantastic|perfect|lovely) (?:start|way) to/;
+const BAD_TURN = /\b(?:again|cancel+ed|didn't|wouldn't|won't|broke|broken|spilled|spilt|another|late|lost|rain(?:ing)?|failed|stuck|ran for|jammed|crashed|no one|nobody)\b/;
+// With rules alone, the order in which a mixed message's strongest emotion is picked.
+const RULE_PRIORITY: readonly Emotion[] = ["anger", "sadness", "anxiety", "frustration", "gratitude", "joy"];
+/** Least probability (trained classifier) or similarity (prototypes) for an emotion found only by meaning. */
+const MIN_MODEL_PROBABILITY = 0.27;
+const MIN_PROTOTYPE_SIMILARITY = 0.6;
+
+function negated(text: string, at: number): boolean {
+  const before = text.slice(0, at).split(/\s+/).filter(Boolean).slice(-3);
+  // "can't stop crying", "couldn't help crying": the negator governs the verb, not the feeling.
+  if (/^(?:stop|help)$/.test(before.at(-1) ?? "")) return false;
+  return NEGATORS.test(before.join(" "));
+}
+
+/** Where cues overlap ("thanks for nothing" inside "thanks"), only the longest counts. */
+function cueEmotions(text: string): Set<Emotion> {
+  const all: Span[] = [];
+  for (const [label, pattern] of EMOTION_PATTERNS) {
+    for (const m of text.matchAll(pattern)) {
+      const start = m.index ?? 0;
+      if (!negated(text, start)) all.push({ start, end: start + m[0].length, label });
+    }
+  }
+  const kept: Span[] = [];
+  for (const s of all.sort((a, b) => b.end - b.start - (a.end - a.start))) if (!kept.some((k) => s.start < k.end && k.start < s.end)) kept.push(s);
+  return new Set(kept.map((s) => s.label));
+}
+
+/** The emotion a crisis carries: fear in an emergency or under threat, anger in a threat to others, else sadness. */
+function crisisEmotion(crisis: CrisisJudgement): Emotion {
+  if (crisis.crisisClass === "medical" || crisis.crisisClass === "violence") return "anxiety";
+  return crisis.crisisClass === "harm_others" ? "anger" : "sadness";
+}
+
+/**
+ * Emotions by cue sets (with negation and sarcasm), the crisis, shouting and VADER; with a
+ * semantic embedder, meaning picks the strongest of them, or names one when no cue matched.
+ */
+export function judgeEmotions(text: string, e: EmotionEvidence): EmotionJudgement {
+  const found = cueEmotions(text);
+  if (found.has("joy") && SARCASM.test(text) && BAD_TURN.test(text)) {
+    found.delete("joy");
+    found.add("frustration");
+  }
+  if (e.crisis) found.add(crisisEmotion(e.crisis));
+  if (e.shouting && (found.has("frustration") || e.valence <= e.shoutedAngerValence)) {
+    found.delete("frustration");
+    found.add("anger");
+  }
+  const scores: Map<EmotionClass, number> | null = e.meaning ? emotionScores(e.meaning) : null;
+  if (found.size === 0 && scores) {
+    const [best, score] = [...scores].sort((a, b) => b[1] - a[1])[0];
+    const bar = e.meaning?.prototypes.emotionModel ? MIN_MODEL_PROBABILITY : MIN_PROTOTYPE_SIMILARITY;
+    if (best !== "none" && score >= bar) found.add(best);
+  }
+  // VADER rates "not sad" positive; a negated message is not joy just because it is not sad.
+  if (found.size === 0 && e.valence >= e.joyValence && !NEGATORS.test(text)) found.add("joy");
+  const emotions = EMOTIONS.filter((x) => found.has(x));
+  let top: Emotion | null = null;
+  if (e.crisis) top = crisisEmotion(e.crisis);
+  else if (scores) top = emotions.reduce<Emotion | null>((a, x) => (a === null || (scores.get(x) ?? 0) > (scores.get(a) ?? 0) ? x : a), null);
+  else top = RULE_PRIORITY.find((x) => found.has(x)) ?? null;
+  return { emotions, top };
+}
