@@ -4,6 +4,7 @@ import type { ChatModel } from "../ports/chat-model.js";
 import type { Clock } from "../ports/clock.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { Store } from "../ports/store.js";
+import type { WordVectors } from "../ports/word-vectors.js";
 import type { AccessTracker } from "./memory/access-tracker.js";
 import type { AuditLog } from "./privacy/audit-log.js";
 import type { RetentionPolicy } from "./privacy/retention-policy.js";
@@ -24,4 +25,6 @@ export interface ServiceDeps {
   readonly retention: RetentionPolicy;
   /** The append-only audit trail (written by the audit interceptor). */
   readonly audit: AuditLog;
+  /** Word vectors for recall's word channel (absent: the channel scores 0). */
+  readonly wordVectors?: WordVectors;
 }
