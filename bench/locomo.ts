@@ -104,13 +104,14 @@ async function ingest(client: Client<typeof MemoryService>, conversation: Locomo
   return (performance.now() - started) / 1000;
 }
 
-let wordVectors: Promise<WordVectors> | undefined;
+const wordVectors = new Map<number, Promise<WordVectors>>();
 
-/** The word vectors when the row uses the word channel (derived once: scripts/derive-word-vectors.mjs). */
+/** The word vectors when the row uses the word channel (each vocabulary derived once: scripts/derive-word-vectors.mjs). */
 function wordVectorsFor(row: RowSpec): Promise<WordVectors | undefined> {
   if (!(row.tuning?.weights?.words ?? DEFAULT_TUNING.weights.words)) return Promise.resolve(undefined);
-  wordVectors ??= openWordVectors();
-  return wordVectors;
+  const words = row.wordVocabulary ?? 50_000;
+  if (!wordVectors.has(words)) wordVectors.set(words, openWordVectors({ words }));
+  return wordVectors.get(words) as Promise<WordVectors>;
 }
 
 /** Runs one row against a fresh copy of the ingested data. */

@@ -20,6 +20,8 @@ export interface RowSpec {
   tuning?: TuningOverride;
   /** What the row shows. */
   why: string;
+  /** Word-vector vocabulary (most frequent words kept) when the row uses the word channel; default 50,000. */
+  wordVocabulary?: number;
 }
 
 const scaled = (f: ChannelFloors, by: number): ChannelFloors => ({ lexical: f.lexical * by, vector: f.vector * by, words: f.words * by });
@@ -73,8 +75,18 @@ export const ROWS: readonly RowSpec[] = [
   { name: "default, words 0.15", via: "in-process", tuning: { weights: { words: 0.15 } }, why: "word-vector channel (50k words)" },
   { name: "default, words 0.3", via: "in-process", tuning: { weights: { words: 0.3 } }, why: "word-vector channel (50k words)" },
   { name: "default, words 0.5", via: "in-process", tuning: { weights: { words: 0.5 } }, why: "word-vector channel (50k words)" },
+  {
+    name: "default, words 0.15, 150k words",
+    via: "in-process",
+    tuning: { weights: { words: 0.15 } },
+    wordVocabulary: 150_000,
+    why: "what the 50k-word file keeps of a 150k one",
+  },
   { name: "default, lexical 0.5", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5 } }, why: "even lexical/vector split" },
   { name: "lexical 0.5, words 0.15", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.15 } }, why: "even split + word vectors" },
   { name: "lexical 0.5, words 0.3", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.3 } }, why: "even split + word vectors" },
+  { name: "default, lexical 0.42", via: "in-process", tuning: { weights: { lexical: 0.42, vector: 0.58 } }, why: "a little more lexical" },
+  { name: "lexical 0.5, words 0.15, 150k", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.15 } }, wordVocabulary: 150_000, why: "even split + word vectors, 150k words" },
+  { name: "lexical 0.42, words 0.1", via: "in-process", tuning: { weights: { lexical: 0.42, vector: 0.58, words: 0.1 } }, why: "a little more lexical + light word vectors" },
   { name: "lexical 0.45, words 0.2", via: "in-process", tuning: { weights: { lexical: 0.45, vector: 0.55, words: 0.2 } }, why: "between" },
 ];
