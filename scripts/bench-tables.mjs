@@ -10,6 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const START = "<!-- bench-tables:locomo:start -->";
 const END = "<!-- bench-tables:locomo:end -->";
 const DEFAULT_ROW = "agentmem default";
+/** LoCoMo's question categories (5, adversarial, is not scored). */
+const CATEGORY = { 1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop" };
 
 const f3 = (x) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(3) : "–");
 const signed = (x) => (x > 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
@@ -63,7 +65,7 @@ export function locomoTables(result) {
   for (const c of categories) {
     const s = base.byCategory[c];
     lines.push(
-      row([c, String(s.questions), f3(s.r1), f3(s.r5), f3(s.r10), ...result.folds.map((f) => f3(f.unseenByCategory[c]?.r5)), f3(bm25?.byCategory[c]?.r5)]),
+      row([CATEGORY[c] ?? c, String(s.questions), f3(s.r1), f3(s.r5), f3(s.r10), ...result.folds.map((f) => f3(f.unseenByCategory[c]?.r5)), f3(bm25?.byCategory[c]?.r5)]),
     );
   }
   return lines.join("\n");
