@@ -3,17 +3,22 @@
  * and one row per channel and per component (see bench/locomo/rows.ts).
  *
  *   npm run bench:locomo -- --data ../shared/datasets/locomo
- *   npm run bench:locomo -- --data DIR --rows "agentmem default,BM25 baseline"   # a quick look
+ *   npm run bench:locomo -- --data DIR --rows "agentmem default;BM25 baseline"   # a quick look (names split on ";")
  *
  * Each conversation file becomes one end-user scope (`user: locomo-<file>`, `session: s<N>`);
  * every turn is remembered with RememberBatch (one call per session) as `"<speaker>: <text>"`
  * (+ ` [shares <caption>]`), observed_at = session time, name = speaker, trace_number = position
  * in the session, tag dia_id. Then Recall k=10 for every question of category 1–4; a hit counts
  * when its dia_id tag is gold evidence. The server is the real one (startServer, `use` embedder,
- * no LLM), called over HTTP. Prints tables and writes bench/results/locomo.json.
+ * no LLM), called over HTTP.
+ *
+ * Every row is scored per conversation and per category, and the rows are also read as two-way
+ * folds (bench/locomo/folds.ts): pick the best row on one conversation, score it on the other.
+ * Prints tables and writes bench/results/locomo.json (`node scripts/bench-tables.mjs` turns it
+ * into the table of docs/recall.md).
  */
 import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
@@ -24,12 +29,15 @@ import Table from "cli-table3";
 import { createUseEmbedder } from "../src/adapters/embedders/use-embedder.js";
 import { loadConfig } from "../src/config.js";
 import { MemoryService, RecallRequestSchema } from "../src/gen/agentmem/v1/memory_service_pb.js";
+import { openWordVectors } from "../src/adapters/word-vectors/compact-word-vectors.js";
 import type { Embedder } from "../src/ports/embedder.js";
+import type { WordVectors } from "../src/ports/word-vectors.js";
 import { DEV_TENANT } from "../src/server/principal.js";
 import { type RunningServer, startServer } from "../src/server/server.js";
 import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
 import { recallInput } from "../src/services/memory/requests.js";
 import { bm25Rankings } from "./locomo/bm25-baseline.js";
+import { type Fold, folds } from "./locomo/folds.js";
 import { type LocomoConversation, readConversations } from "./locomo/dataset.js";
 import { ROWS, type RowSpec } from "./locomo/rows.js";
 import { RecallTally, type RecallScores } from "./locomo/score.js";
@@ -53,8 +61,12 @@ interface RowResult {
   why: string;
   weights?: RowSpec["weights"];
   tuning?: RowSpec["tuning"];
+  /** A configuration agentmem could ship (folds pick among these). */
+  candidate: boolean;
   overall: RecallScores;
   byConversation: Record<string, RecallScores>;
+  /** "<conversation> <category>" → scores. */
+  byConversationCategory: Record<string, RecallScores>;
   byCategory: Record<string, RecallScores>;
   /** Client-side Recall latency, ms (api rows). */
   latency?: Summary;
@@ -66,9 +78,9 @@ function memoryClient(url: string): Client<typeof MemoryService> {
   return createClient(MemoryService, createConnectTransport({ baseUrl: url, httpVersion: "1.1" }));
 }
 
-async function serve(data: string, embedder: Embedder): Promise<RunningServer> {
+async function serve(data: string, embedder: Embedder, wordVectors?: WordVectors): Promise<RunningServer> {
   const config = loadConfig({ data, port: 0, embedder: "use", host: "127.0.0.1" }, { AGENTMEM_LOG_LEVEL: "warn" });
-  return startServer(config, { embedder });
+  return startServer(config, { embedder, wordVectors });
 }
 
 /** Remembers every turn, one RememberBatch per session; returns seconds spent. */
@@ -92,6 +104,16 @@ async function ingest(client: Client<typeof MemoryService>, conversation: Locomo
   return (performance.now() - started) / 1000;
 }
 
+const wordVectors = new Map<number, Promise<WordVectors>>();
+
+/** The word vectors when the row uses the word channel (each vocabulary derived once: scripts/derive-word-vectors.mjs). */
+function wordVectorsFor(row: RowSpec): Promise<WordVectors | undefined> {
+  if (!(row.tuning?.weights?.words ?? DEFAULT_TUNING.weights.words)) return Promise.resolve(undefined);
+  const words = row.wordVocabulary ?? 50_000;
+  if (!wordVectors.has(words)) wordVectors.set(words, openWordVectors({ words }));
+  return wordVectors.get(words) as Promise<WordVectors>;
+}
+
 /** Runs one row against a fresh copy of the ingested data. */
 async function runRow(row: RowSpec, conversations: LocomoConversation[], snapshot: string, root: string, embedder: Embedder): Promise<RowResult> {
   const tally = new RecallTally();
@@ -99,14 +121,14 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
   const took: number[] = [];
   const score = (c: LocomoConversation, i: number, ranked: string[]) => {
     const q = c.questions[i];
-    tally.add(["overall", `conversation ${c.id}`, `category ${q.category}`], ranked, q.evidence);
+    tally.add(["overall", `conversation ${c.id}`, `category ${q.category}`, `pair ${c.id} ${q.category}`], ranked, q.evidence);
   };
   if (row.via === "bm25") {
     for (const c of conversations) (await bm25Rankings(c, K)).forEach((ranked, i) => score(c, i, ranked));
   } else {
     const dir = join(root, `row-${Math.random().toString(36).slice(2)}`);
     await cp(snapshot, dir, { recursive: true });
-    const server = await serve(dir, embedder);
+    const server = await serve(dir, embedder, await wordVectorsFor(row));
     const client = memoryClient(server.url);
     const tuning = { ...DEFAULT_TUNING, ...row.tuning, weights: { ...DEFAULT_TUNING.weights, ...row.tuning?.weights } };
     try {
@@ -139,8 +161,10 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
     why: row.why,
     weights: row.weights,
     tuning: row.tuning,
+    candidate: row.via !== "bm25",
     overall: tally.get("overall"),
     byConversation: pick("conversation "),
+    byConversationCategory: pick("pair "),
     byCategory: pick("category "),
     latency: latencies.length > 0 ? summarize(latencies) : undefined,
     tookMillis: took.length > 0 ? summarize(took) : undefined,
@@ -194,6 +218,10 @@ function printResults(results: RowResult[], conversations: LocomoConversation[])
   }
   const n = conversations.reduce((s, c) => s + c.questions.length, 0);
   console.log(`\nEvidence recall, ${n} questions (categories 1–4), k=${K}\n${rows.toString()}`);
+  const ids = conversations.map((c) => c.id);
+  const perConversation = new Table({ head: ["row", ...ids.flatMap((id) => [`${id} R@1`, `${id} R@5`, `${id} R@10`])] });
+  for (const r of results) perConversation.push([r.name, ...ids.flatMap((id) => [r.byConversation[id]?.r1, r.byConversation[id]?.r5, r.byConversation[id]?.r10].map((x) => f3(x ?? NaN)))]);
+  console.log(`\nPer conversation, every row\n${perConversation.toString()}`);
   const shown = results.filter((r) => r.name === "agentmem default" || r.via === "bm25");
   for (const [title, key] of [["conversation", "byConversation"], ["category", "byCategory"]] as const) {
     const table = new Table({ head: [title, "questions", ...shown.flatMap((r) => [`${r.name} R@5`, `${r.name} R@10`])] });
@@ -204,10 +232,18 @@ function printResults(results: RowResult[], conversations: LocomoConversation[])
   }
 }
 
+function printFolds(list: readonly Fold[]): void {
+  const table = new Table({ head: ["tuned on", "scored on", "picked row", "R@5 tuned", "unseen R@1", "unseen R@5", "unseen R@10", "default unseen R@5"] });
+  for (const f of list) table.push([f.tunedOn, f.scoredOn, f.picked, f3(f.tunedR5), f3(f.unseen.r1), f3(f.unseen.r5), f3(f.unseen.r10), f3(f.defaultUnseen.r5)]);
+  const mean = list.reduce((s, f) => s + f.unseen.r5, 0) / (list.length || 1);
+  console.log(`\nFolds (pick the best row by R@5 on one conversation, score it on the other)\n${table.toString()}\nmean unseen R@5 ${f3(mean)}`);
+}
+
 async function main(): Promise<void> {
+  const loadavgAtStart = loadavg();
   const conversations = readConversations(resolve(args.data));
   if (conversations.length === 0) throw new Error(`no *.json conversations in ${args.data}`);
-  const wanted = args.rows?.split(",").map((s) => s.trim());
+  const wanted = args.rows?.split(";").map((s) => s.trim());
   const rows = ROWS.filter((r) => !wanted || wanted.includes(r.name));
   const root = await mkdtemp(join(tmpdir(), "locomo-bench-"));
   const snapshot = join(root, "snapshot");
@@ -229,6 +265,8 @@ async function main(): Promise<void> {
       const r = results[results.length - 1];
       console.log(`${r.name}: R@1 ${f3(r.overall.r1)}  R@5 ${f3(r.overall.r5)}  R@10 ${f3(r.overall.r10)}`);
     }
+    const foldResults = folds(results, conversations.map((c) => c.id), "agentmem default");
+    printFolds(foldResults);
     const combined = args["skip-latency"] ? undefined : await latencyOnCombinedScope(conversations, root, embedder);
     printResults(results, conversations);
     const latency = new Table({ head: ["measure", "value"] });
@@ -242,12 +280,15 @@ async function main(): Promise<void> {
     console.log(`\nSpeed (use embedder, this machine)\n${latency.toString()}`);
     const file = writeResults("locomo", {
       at: new Date().toISOString(),
+      command: `npm run bench:locomo -- ${process.argv.slice(2).join(" ")}`.trim(),
+      machine: { cpus: cpus().length, loadavgAtStart, loadavgAtEnd: loadavg(), node: process.version, shared: true },
       data: resolve(args.data),
       k: K,
       conversations: conversations.map((c) => ({ id: c.id, turns: c.turns.length, questions: c.questions.length, unscorable: c.unscorable })),
       ingest: ingestRate,
       latencyCombinedScope: combined,
       rows: results,
+      folds: foldResults,
     });
     console.log(`\nwrote ${file}`);
   } finally {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Renders docs/benchmarks.md from bench/results/*.json (written by bench/support/stats.ts
-// `writeResults`): one section per bench with its date, machine, load and command, then its tables.
-// `node scripts/bench-tables.mjs` writes the file; `--check` exits 1 when the file is stale.
+// `writeResults`): one section per bench with its date, machine, load and command, then its tables;
+// and the LoCoMo block of docs/recall.md from bench/results/locomo.json (`npm run bench:locomo`),
+// between <!-- bench-tables:locomo:start --> and <!-- bench-tables:locomo:end -->.
+// `node scripts/bench-tables.mjs` writes both; `--check` exits 1 when either is stale.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +11,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RESULTS = join(ROOT, "bench", "results");
 const OUT = join(ROOT, "docs", "benchmarks.md");
+const RECALL_DOC = join(ROOT, "docs", "recall.md");
 
 const HEADER = `# Benchmarks
 
@@ -22,11 +25,93 @@ jobs share, so the load average is printed with every table: read figures at a h
 | \`npm run bench:recall\` | 100 users × 1,000 memories: Recall over HTTP (sequential, 8 concurrent) next to raw LanceDB doing the same hybrid work in the same run; after ingest, after 10k single writes, after maintenance |
 | \`npm run bench:ingest\` | RememberBatch and concurrent single Remember: rows/s, commit group size, maintenance |
 | \`npm run bench:process\` | Process without a model at 100k memories, cold start, RSS |
-| \`npm run bench:locomo -- --data ../shared/datasets/locomo\` | evidence recall@k on LoCoMo conversations through the public API, per conversation, per fold, per category, with ablations |
+| \`npm run bench:locomo -- --data ../shared/datasets/locomo\` | evidence recall@k on LoCoMo conversations through the public API, per conversation, per fold, per category, with ablations: its table is in [recall.md](recall.md) |
 | \`npm run bench:facts\` | Add with and without a model, Search, PromptBlock |
 | \`npm run bench:lifecycle\` | drift checks, rollup, usage |
 | \`npm run bench:soak\` | after ingest, recalls and single writes together for N minutes: recall p50/p99 per minute, fragments of \`memories\`, every compaction, optimize outcomes (completed / preempted / given up) |
 `;
+
+const START = "<!-- bench-tables:locomo:start -->";
+const END = "<!-- bench-tables:locomo:end -->";
+const DEFAULT_ROW = "agentmem default";
+/** LoCoMo's question categories (5, adversarial, is not scored). */
+const CATEGORY = { 1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop" };
+
+const f3 = (x) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(3) : "–");
+const signed = (x) => (x > 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
+const row = (cells) => `| ${cells.join(" | ")} |`;
+const head = (cells) => [row(cells), row(cells.map(() => "---"))];
+
+/**
+ * The markdown block for one bench:locomo result.
+ * @param {any} result parsed bench/results/locomo.json
+ * @returns {string}
+ */
+export function locomoTables(result) {
+  const ids = result.conversations.map((c) => c.id);
+  const base = result.rows.find((r) => r.name === DEFAULT_ROW);
+  const lines = [];
+  const load = result.machine?.loadavgAtStart?.map((x) => x.toFixed(1)).join(" / ") ?? "?";
+  lines.push(
+    `Measured ${result.at.slice(0, 16).replace("T", " ")} UTC with \`${result.command}\` on ${result.machine?.cpus ?? "?"} CPUs ` +
+      `shared with other work (load ${load} at start); ${result.conversations.map((c) => `conversation ${c.id}: ${c.turns} turns, ${c.questions} questions`).join("; ")}; k = ${result.k}.`,
+    "",
+  );
+  lines.push(
+    ...head(["row", ...ids.flatMap((id) => [`${id} R@1`, `${id} R@5`, `${id} R@10`]), "all R@5", ...ids.map((id) => `Δ R@5 ${id}`), "what it shows"]),
+  );
+  for (const r of result.rows) {
+    const deltas = ids.map((id) => (base && r !== base ? signed(r.byConversation[id].r5 - base.byConversation[id].r5) : ""));
+    const scores = ids.flatMap((id) => [r.byConversation[id].r1, r.byConversation[id].r5, r.byConversation[id].r10].map(f3));
+    const name = r.name === DEFAULT_ROW ? `**${r.name}**` : r.name;
+    lines.push(row([name, ...scores, f3(r.overall.r5), ...deltas, r.why]));
+  }
+  lines.push("", "Folds: the row with the best R@5 on one conversation, scored on the conversation it never saw.", "");
+  lines.push(...head(["tuned on", "scored on", "picked row", "R@5 where tuned", "unseen R@1", "unseen R@5", "unseen R@10", "default, unseen R@5"]));
+  for (const f of result.folds) {
+    lines.push(row([f.tunedOn, f.scoredOn, f.picked, f3(f.tunedR5), f3(f.unseen.r1), f3(f.unseen.r5), f3(f.unseen.r10), f3(f.defaultUnseen.r5)]));
+  }
+  const mean = result.folds.reduce((s, f) => s + f.unseen.r5, 0) / (result.folds.length || 1);
+  lines.push("", `Mean unseen R@5 over the folds: **${f3(mean)}**.`, "");
+  const categories = Object.keys(base?.byCategory ?? {});
+  lines.push(
+    ...head([
+      "category",
+      "questions",
+      "default R@1",
+      "default R@5",
+      "default R@10",
+      ...result.folds.map((f) => `fold ${f.tunedOn}→${f.scoredOn} R@5`),
+      "BM25 R@5",
+    ]),
+  );
+  const bm25 = result.rows.find((r) => r.via === "bm25");
+  for (const c of categories) {
+    const s = base.byCategory[c];
+    lines.push(
+      row([CATEGORY[c] ?? c, String(s.questions), f3(s.r1), f3(s.r5), f3(s.r10), ...result.folds.map((f) => f3(f.unseenByCategory[c]?.r5)), f3(bm25?.byCategory[c]?.r5)]),
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The doc with its generated block replaced.
+ * @param {string} doc
+ * @param {string} block
+ */
+export function withBlock(doc, block) {
+  const start = doc.indexOf(START);
+  const end = doc.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/recall.md lacks the ${START} … ${END} markers`);
+  return `${doc.slice(0, start + START.length)}\n${block}\n${doc.slice(end)}`;
+}
+
+/** docs/recall.md with its LoCoMo block rendered from bench/results/locomo.json. */
+export function renderRecallDoc() {
+  const result = JSON.parse(readFileSync(join(RESULTS, "locomo.json"), "utf8"));
+  return withBlock(readFileSync(RECALL_DOC, "utf8"), locomoTables(result));
+}
 
 const cell = (v) => String(v).replaceAll("|", "\\|");
 
@@ -54,14 +139,15 @@ export function render() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = render();
-  if (process.argv.includes("--check")) {
-    const current = readFileSync(OUT, "utf8");
-    if (current !== text) {
-      process.stderr.write("docs/benchmarks.md is stale: run `node scripts/bench-tables.mjs`\n");
+  const outputs = [
+    [OUT, render()],
+    [RECALL_DOC, renderRecallDoc()],
+  ];
+  for (const [file, text] of outputs) {
+    if (!process.argv.includes("--check")) writeFileSync(file, text);
+    else if (readFileSync(file, "utf8") !== text) {
+      process.stderr.write(`${file} is stale: run \`node scripts/bench-tables.mjs\`\n`);
       process.exit(1);
     }
-  } else {
-    writeFileSync(OUT, text);
   }
 }

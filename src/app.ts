@@ -31,6 +31,7 @@ import { RollupScheduler } from "./services/memory/rollup-scheduler.js";
 import { withUsageAttribution } from "./services/usage/attribute-usage.js";
 import { UsageMeter } from "./services/usage/usage-meter.js";
 import { createRelationalService } from "./services/relational/relational-service.js";
+import type { WordVectors } from "./ports/word-vectors.js";
 
 /** Parts a caller (tests, benches) may supply instead of the configured ones. */
 export interface AppOverrides {
@@ -38,6 +39,11 @@ export interface AppOverrides {
   chat?: ChatModel;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Word vectors for recall's word channel (default none: the channel did not win both LoCoMo
+   * folds, docs/recall.md; `bench:locomo` passes them to measure it).
+   */
+  wordVectors?: WordVectors;
 }
 
 /** The assembled application: its dependencies, its routes and how to stop it. */
@@ -92,7 +98,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const retention = new RetentionPolicy(store, clock, logger);
   retention.start(config.retentionSweepMinutes * 60_000);
   const audit = new AuditLog(store, clock, logger);
-  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit, barrier };
+  const deps: ServiceDeps = { config, store, embedder, chat, clock, logger, access, usage, retention, audit, barrier, wordVectors: overrides.wordVectors };
   const rollups = new RollupScheduler(deps, { ...config.rollup, intervalMs: config.rollup.intervalMinutes * 60_000 });
   rollups.start();
   let serving = true;

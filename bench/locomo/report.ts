@@ -20,10 +20,10 @@ export function latency(samples: readonly number[]): Latency {
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), "..", "results");
 
-/** Writes `bench/results/<name>-<timestamp>.json` (gitignored) and returns its path. */
+/** Writes `bench/results/<name>.json` (committed: docs/recall.md's table is generated from it) and returns its path. */
 export function writeResults(name: string, data: unknown): string {
   mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `${name}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+  const file = join(RESULTS, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
 }

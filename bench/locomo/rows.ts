@@ -1,3 +1,4 @@
+import { type ChannelFloors, DEFAULT_FLOORS } from "../../src/core/channel-scaling.js";
 import type { FusionWeights } from "../../src/core/ranking.js";
 import type { RecallTuning } from "../../src/services/memory/recall.js";
 
@@ -19,7 +20,13 @@ export interface RowSpec {
   tuning?: TuningOverride;
   /** What the row shows. */
   why: string;
+  /** Word-vector vocabulary (most frequent words kept) when the row uses the word channel; default 50,000. */
+  wordVocabulary?: number;
 }
+
+const scaled = (f: ChannelFloors, by: number): ChannelFloors => ({ lexical: f.lexical * by, vector: f.vector * by, words: f.words * by });
+const half = (f: ChannelFloors) => scaled(f, 0.5);
+const twice = (f: ChannelFloors) => scaled(f, 2);
 
 const PURE = { expandQuery: false, questionFactor: 1 } as const;
 
@@ -58,8 +65,28 @@ export const ROWS: readonly RowSpec[] = [
   { name: "default − question factor", via: "in-process", tuning: { questionFactor: 1 }, why: "turns that only ask are not discounted" },
   { name: "default, names in text", via: "in-process", tuning: { namesFromText: true }, why: "names channel also counts mentions" },
   { name: "default − salience", via: "api", weights: { salience: 0 }, why: "no salience blend" },
-  { name: "default, lexical 0.5", via: "api", weights: { lexical: 0.5, vector: 0.5 }, why: "even lexical/vector split" },
   { name: "default, context 0.6", via: "api", weights: { context: 0.6 }, why: "weaker inheritance" },
   { name: "default, context 1.0", via: "api", weights: { context: 1 }, why: "full inheritance" },
   { name: "default, names 0.3", via: "api", weights: { names: 0.3 }, why: "stronger names channel" },
+  { name: "default, min-max scaling", via: "in-process", tuning: { scaling: { kind: "minmax" } }, why: "plain min-max: a tiny spread fills 0..1" },
+  { name: "default, rank scaling", via: "in-process", tuning: { scaling: { kind: "rank" } }, why: "reciprocal-rank scaling per channel" },
+  { name: "default, floors ×0.5", via: "in-process", tuning: { scaling: { kind: "floor", floors: half(DEFAULT_FLOORS) } }, why: "lower floors on the spread" },
+  { name: "default, floors ×2", via: "in-process", tuning: { scaling: { kind: "floor", floors: twice(DEFAULT_FLOORS) } }, why: "higher floors on the spread" },
+  { name: "default, words 0.15", via: "in-process", tuning: { weights: { words: 0.15 } }, why: "word-vector channel (50k words)" },
+  { name: "default, words 0.3", via: "in-process", tuning: { weights: { words: 0.3 } }, why: "word-vector channel (50k words)" },
+  { name: "default, words 0.5", via: "in-process", tuning: { weights: { words: 0.5 } }, why: "word-vector channel (50k words)" },
+  {
+    name: "default, words 0.15, 150k words",
+    via: "in-process",
+    tuning: { weights: { words: 0.15 } },
+    wordVocabulary: 150_000,
+    why: "what the 50k-word file keeps of a 150k one",
+  },
+  { name: "default, lexical 0.5", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5 } }, why: "even lexical/vector split" },
+  { name: "lexical 0.5, words 0.15", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.15 } }, why: "even split + word vectors" },
+  { name: "lexical 0.5, words 0.3", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.3 } }, why: "even split + word vectors" },
+  { name: "default, lexical 0.42", via: "in-process", tuning: { weights: { lexical: 0.42, vector: 0.58 } }, why: "a little more lexical" },
+  { name: "lexical 0.5, words 0.15, 150k", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.15 } }, wordVocabulary: 150_000, why: "even split + word vectors, 150k words" },
+  { name: "lexical 0.42, words 0.1", via: "in-process", tuning: { weights: { lexical: 0.42, vector: 0.58, words: 0.1 } }, why: "a little more lexical + light word vectors" },
+  { name: "lexical 0.45, words 0.2", via: "in-process", tuning: { weights: { lexical: 0.45, vector: 0.55, words: 0.2 } }, why: "between" },
 ];

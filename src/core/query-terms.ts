@@ -22,14 +22,17 @@ export function words(text: string): string[] {
   return text.match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu) ?? [];
 }
 
+/** The words of a text that are not function words, in order. */
+export function contentWords(text: string): string[] {
+  return words(text).filter((w) => !FUNCTION_WORDS.has(w.toLowerCase()));
+}
+
 /**
  * The content words of a query, in order ("What did Caroline research?" → "Caroline research").
  * Empty when the query has nothing but function words.
  */
 export function contentQuery(text: string): string {
-  return words(text)
-    .filter((w) => !FUNCTION_WORDS.has(w.toLowerCase()))
-    .join(" ");
+  return contentWords(text).join(" ");
 }
 
 /**

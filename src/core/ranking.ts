@@ -1,3 +1,4 @@
+import { type ChannelScaling, DEFAULT_SCALING, minMax, scaleChannel } from "./channel-scaling.js";
 import { asksOnly } from "./query-terms.js";
 import type { MemoryRecord } from "./records.js";
 
@@ -5,6 +6,8 @@ import type { MemoryRecord } from "./records.js";
 export interface FusionWeights {
   lexical: number;
   vector: number;
+  /** Word-vector channel (mean of the content words' vectors), blended into the match like lexical and vector. */
+  words: number;
   names: number;
   /** Weight of salience against the decayed base (the rest). */
   salience: number;
@@ -18,7 +21,7 @@ export interface FusionWeights {
  * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
  * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (docs/recall.md).
  */
-export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
+export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, words: 0, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
 
 /** What a turn that only asks keeps of its match: the answer is in the reply, not the question. */
 export const QUESTION_FACTOR = 0.8;
@@ -33,6 +36,8 @@ export interface Candidate {
   similarity: number;
   /** Raw BM25 score (0 when the lexical channel did not return it). */
   bm25: number;
+  /** Raw word-vector cosine to the query (absent = 0). */
+  words?: number;
   /** Names channel in 0..1. */
   names: number;
   /** Time channel, 0 or 1 (absent = 0). */
@@ -45,6 +50,8 @@ export interface Candidate {
 export interface FuseOptions {
   /** Factor for turns that only ask (default `QUESTION_FACTOR`; 1 turns it off). */
   questionFactor?: number;
+  /** How raw channel scores become 0..1 (default `DEFAULT_SCALING`). */
+  scaling?: ChannelScaling;
 }
 
 /** A ranked candidate with every component of its score. */
@@ -52,6 +59,8 @@ export interface RankedHit {
   memory: MemoryRecord;
   lexical: number;
   vector: number;
+  /** Scaled word-vector channel. */
+  words: number;
   names: number;
   /** Match (lexical + vector) of the previous turn, 0..1. */
   context: number;
@@ -65,14 +74,7 @@ export interface RankedHit {
   bm25: number;
 }
 
-/** Min-max scales values to 0..1; a constant channel scales to 1 when positive, else 0. */
-export function minMax(values: readonly number[]): number[] {
-  if (values.length === 0) return [];
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  if (hi - lo < 1e-12) return values.map((v) => (v > 0 ? 1 : 0));
-  return values.map((v) => (v - lo) / (hi - lo));
-}
+export { minMax };
 
 /** 0.5^(days since last use / 30). */
 export function recencyDecay(lastUsedMs: number, nowMs: number): number {
@@ -88,18 +90,22 @@ export function salience(m: Pick<MemoryRecord, "importance" | "pinned" | "access
 }
 
 /**
- * Fuses candidates. Lexical and vector are min-max scaled over the candidates and blended into a
- * match; a turn's match is raised to `context` × its previous turn's match when that is higher
+ * Fuses candidates. Lexical, vector and word-vector scores are scaled over the candidates
+ * (`options.scaling`) and blended into a match; a turn's match is raised to `context` × its previous turn's match when that is higher
  * (a reply inherits the relevance of what it answers) and multiplied by `questionFactor` when the
  * turn only asks; the names and time channels are added by weight; the base is × recency decay
  * and blended with salience.
  */
 export function fuse(candidates: readonly Candidate[], weights: FusionWeights, nowMs: number, options: FuseOptions = {}): RankedHit[] {
   const questionFactor = options.questionFactor ?? QUESTION_FACTOR;
-  const lexical = minMax(candidates.map((c) => c.bm25));
-  const vector = minMax(candidates.map((c) => c.similarity));
-  const textWeight = weights.lexical + weights.vector;
-  const match = candidates.map((_, i) => (textWeight > 0 ? (weights.lexical * lexical[i] + weights.vector * vector[i]) / textWeight : 0));
+  const scaling = options.scaling ?? DEFAULT_SCALING;
+  const lexical = scaleChannel(candidates.map((c) => c.bm25), scaling, "lexical");
+  const vector = scaleChannel(candidates.map((c) => c.similarity), scaling, "vector");
+  const words = weights.words > 0 ? scaleChannel(candidates.map((c) => c.words ?? 0), scaling, "words") : candidates.map(() => 0);
+  const textWeight = weights.lexical + weights.vector + weights.words;
+  const match = candidates.map((_, i) =>
+    textWeight > 0 ? (weights.lexical * lexical[i] + weights.vector * vector[i] + weights.words * words[i]) / textWeight : 0,
+  );
   const matchById = new Map(candidates.map((c, i) => [c.memory.id, match[i]]));
   const channelSum = textWeight + weights.names + weights.time || 1;
   return candidates
@@ -115,6 +121,7 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
         memory: c.memory,
         lexical: lexical[i],
         vector: vector[i],
+        words: words[i],
         names: c.names,
         context,
         time,

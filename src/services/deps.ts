@@ -4,6 +4,7 @@ import type { ChatModel } from "../ports/chat-model.js";
 import type { Clock } from "../ports/clock.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { Store } from "../ports/store.js";
+import type { WordVectors } from "../ports/word-vectors.js";
 import type { AccessTracker } from "./memory/access-tracker.js";
 import type { AuditLog } from "./privacy/audit-log.js";
 import type { EraseBarrier } from "./privacy/erase-barrier.js";
@@ -27,4 +28,6 @@ export interface ServiceDeps {
   readonly audit: AuditLog;
   /** Erase as a barrier: writes for an end-user run under `barrier.write`, erasures under `barrier.erase`. */
   readonly barrier: EraseBarrier;
+  /** Word vectors for recall's word channel (absent: the channel scores 0). */
+  readonly wordVectors?: WordVectors;
 }

@@ -1,12 +1,15 @@
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
-import { type Candidate, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
+import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling.js";
+import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
+import { meanWordVector } from "../../core/word-channel.js";
 import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
 import { queryDates, timeScore } from "../../core/time-cue.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
+import type { WordVectors } from "../../ports/word-vectors.js";
 import type { ServiceDeps } from "../deps.js";
 import { neighbours } from "./neighbours.js";
 
@@ -86,10 +89,18 @@ export interface RecallTuning {
   questionFactor: number;
   /** Count names merely mentioned in the text in the names channel (default false: speaker and entities only). */
   namesFromText: boolean;
+  /** How raw channel scores become 0..1 before fusion. */
+  scaling: ChannelScaling;
 }
 
 /** The tuning `agentmem serve` uses; each choice is backed by a row of `npm run bench:locomo`. */
-export const DEFAULT_TUNING: RecallTuning = { weights: DEFAULT_WEIGHTS, expandQuery: true, questionFactor: QUESTION_FACTOR, namesFromText: false };
+export const DEFAULT_TUNING: RecallTuning = {
+  weights: DEFAULT_WEIGHTS,
+  expandQuery: true,
+  questionFactor: QUESTION_FACTOR,
+  namesFromText: false,
+  scaling: DEFAULT_SCALING,
+};
 
 /** Normalised sum of vectors. */
 function centroid(vectors: readonly Float32Array[]): Float32Array {
@@ -105,6 +116,16 @@ async function queryVector(deps: ServiceDeps, query: string, expand: boolean): P
   const texts = content !== "" && content !== query.trim() ? [query, content] : [query];
   const vectors = await deps.embedder.embed(texts);
   return vectors.length === 1 ? vectors[0] : centroid(vectors);
+}
+
+/** Sets each candidate's word-vector cosine to the query (0 when either side has no known word). */
+function scoreWords(vectors: WordVectors, query: string, pool: Candidate[]): void {
+  const q = meanWordVector(vectors, query);
+  if (q === undefined) return;
+  for (const c of pool) {
+    const m = meanWordVector(vectors, c.memory.text);
+    c.words = m === undefined ? 0 : cosine(q, m);
+  }
 }
 
 /**
@@ -159,6 +180,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     }
   }
   let pool = [...candidates.values()];
+  if (weights.words > 0 && deps.wordVectors) scoreWords(deps.wordVectors, input.query, pool);
   if (input.asOfEvent !== undefined) {
     const kept = new Set((await heldAt(memories, pool.map((c) => c.memory), input.asOfEvent)).map((m) => m.id));
     pool = pool.filter((c) => kept.has(c.memory.id));
@@ -166,7 +188,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
   const used = await deps.access.current(tenant, pool.map((c) => c.memory));
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
-  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor }).slice(0, input.k);
+  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   return Promise.all(
     ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await deps.access.current(tenant, await replacedBy(memories, h.memory.id)) : [] })),
