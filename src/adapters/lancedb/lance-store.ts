@@ -30,6 +30,7 @@ import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
 import { usageCodec, usageSchema } from "./usage-codec.js";
+import { Warmer } from "./warmer.js";
 
 /** Options for the LanceDB store. */
 export interface LanceStoreOptions {
@@ -114,14 +115,21 @@ export class LanceStore implements Store {
   /** The collections whose open finished, readable without waiting (the write watchdog must not wait on the engine). */
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
+  private readonly warmer: Warmer;
 
   constructor(private readonly options: LanceStoreOptions) {
     this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
+    this.warmer = new Warmer(this.budget);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
   get cacheCounters(): Readonly<CacheCounters> {
     return this.budget.counters;
+  }
+
+  /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
+  warmed(): Promise<void> {
+    return this.warmer.idle();
   }
 
   get dimension(): number {
@@ -274,6 +282,7 @@ export class LanceStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.warmer.stop();
     for (const c of (await this.openCollections()).values()) await c.idle();
     if (this.connection) (await this.connection).close();
     this.connection = null;
@@ -298,7 +307,7 @@ export class LanceStore implements Store {
     if (!partitionColumn) return undefined;
     if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, warmer: this.warmer, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 

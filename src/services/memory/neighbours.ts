@@ -7,8 +7,12 @@ import type { ServiceDeps } from "../deps.js";
 export interface Neighbourhood {
   /** Memory id → memory id of the turn just before it (same scope, trace_number − 1). */
   previous: Map<string, string>;
-  /** Memories of adjacent turns that were not among the given rows (already inside the recall filter), without their vectors. */
-  added: MemoryRecord[];
+  /**
+   * Ids of the memories of adjacent turns that were not among the given rows; the caller reads
+   * them inside the recall's filter (with their similarity, in the one read that scores the rows
+   * no vector search found), so nothing outside the recall's scope, time or tags comes back.
+   */
+  adjacent: string[];
 }
 
 const SCOPE_COLUMNS = ["namespace", "agent", "session", "user"] as const;
@@ -23,19 +27,13 @@ function exactScope(key: ScopeKey): Condition {
 
 /**
  * Finds the turns before and after each row that is a raw transcript turn (its one source episode
- * carries a trace_number ≥ 1 and points back at it). Three reads: the rows' episodes, the episodes
- * at trace_number ± 1 in the same scope, and the memories of those not yet known, filtered by
- * `condition` so nothing outside the recall's scope, time or tags comes back.
+ * carries a trace_number ≥ 1 and points back at it). Two reads: the rows' episodes, and the
+ * episodes at trace_number ± 1 in the same scope.
  */
-export async function neighbours(
-  deps: ServiceDeps,
-  tenant: string,
-  rows: readonly MemoryRecord[],
-  condition: Condition,
-): Promise<Neighbourhood> {
+export async function neighbours(deps: ServiceDeps, tenant: string, rows: readonly MemoryRecord[]): Promise<Neighbourhood> {
   const previous = new Map<string, string>();
   const sourceIds = rows.filter((r) => r.sourceIds.length === 1).map((r) => r.sourceIds[0]);
-  if (sourceIds.length === 0) return { previous, added: [] };
+  if (sourceIds.length === 0) return { previous, adjacent: [] };
   const episodes = await deps.store.episodes(tenant);
   const rowIds = new Set(rows.map((r) => r.id));
   // Naming the end-user when every row shares one lets the store answer from that user's rows.
@@ -45,7 +43,7 @@ export async function neighbours(
   const own = (await episodes.find(lookup, { withoutVector: true })).filter(
     (e) => e.traceNumber >= 1 && rowIds.has(e.memoryId),
   );
-  if (own.length === 0) return { previous, added: [] };
+  if (own.length === 0) return { previous, adjacent: [] };
 
   const tracesByScope = new Map<string, { key: ScopeKey; traces: Set<number> }>();
   for (const e of own) {
@@ -66,8 +64,6 @@ export async function neighbours(
     if (before !== undefined && before !== e.memoryId) previous.set(e.memoryId, before);
     if (after !== undefined && after !== e.memoryId && !previous.has(after)) previous.set(after, e.memoryId);
   }
-  const missing = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
-  const memories = await deps.store.memories(tenant);
-  const added = missing.length === 0 ? [] : await memories.find(where.and(condition, where.in("id", missing)), { withoutVector: true });
-  return { previous, added };
+  const adjacent = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
+  return { previous, adjacent };
 }

@@ -8,6 +8,7 @@ import { queryDates, timeScore } from "../../core/time-cue.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import type { ServiceDeps } from "../deps.js";
+import { replacedChains } from "./fact-rows.js";
 import { neighbours } from "./neighbours.js";
 
 /** A validated recall. */
@@ -140,23 +141,24 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     if (!candidates.has(row.id)) unscored.add(row.id);
     add(row, 0, score);
   }
+  let previous = new Map<string, string>();
   if (weights.context > 0) {
-    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), condition);
-    for (const row of around.added) {
-      unscored.add(row.id);
-      add(row, 0, 0);
-    }
-    for (const [id, before] of around.previous) {
-      const c = candidates.get(id);
-      if (c) c.previous = before;
-    }
+    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory));
+    for (const id of around.adjacent) unscored.add(id);
+    previous = around.previous;
   }
   if (unscored.size > 0) {
+    // One read scores the rows only words found and reads the adjacent turns (inside the filter).
     const ids = [...unscored];
     for (const { row, score } of await memories.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
       const c = candidates.get(row.id);
       if (c) c.similarity = score;
+      else add(row, score, 0);
     }
+  }
+  for (const [id, before] of previous) {
+    const c = candidates.get(id);
+    if (c) c.previous = before;
   }
   let pool = [...candidates.values()];
   if (input.asOfEvent !== undefined) {
@@ -165,7 +167,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   }
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory.id), now);
-  return Promise.all(
-    ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await replacedBy(memories, h.memory.id) : [] })),
-  );
+  // One read per chain step for all hits, pinned to the end-user when the scope names one.
+  const chains = input.includeHistory ? await replacedChains(memories, ranked.map((h) => h.memory.id), input.key.user || undefined) : undefined;
+  return ranked.map((h) => ({ ...h, history: chains?.get(h.memory.id) ?? [] }));
 }

@@ -9,7 +9,7 @@ import { relationBias, type Tone, toneFor } from "../../core/relational/state.js
 import type { ServiceDeps } from "../deps.js";
 import { rememberAll } from "../memory/remember.js";
 import type { KeyedLock } from "./keyed-lock.js";
-import { effectiveAt, updateRelation } from "./relation-rows.js";
+import { changeRelation, effectiveAt } from "./relation-rows.js";
 import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
 import type { ProcessInput } from "./requests.js";
 import { recordMentions } from "./third-parties.js";
@@ -73,9 +73,11 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     const [vector] = await deps.embedder.embed([input.message]);
     return relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at });
   };
-  const [relevant, relation] = await Promise.all([
+  // The relation's write goes on while the turn is built and stored: both commits land side by
+  // side (different tables), so a turn waits for one commit round instead of two.
+  const [relevant, { relation, written }] = await Promise.all([
     retrieve(),
-    updateRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
+    changeRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
   ]);
   const tone = toneFor(relation.grudge);
   const bias = relationBias(relation);
@@ -112,6 +114,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
       },
     ]),
     recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
+    written,
   ]);
   deps.access.touch(tenant, relevant.map((r) => r.memory.id), now);
   const totalStored = await (await deps.store.memories(tenant)).count(memoriesOfUser(input.key));

@@ -42,11 +42,32 @@ export async function updateRelation(
   user: string,
   change: (row: RelationRecord) => RelationRecord,
 ): Promise<RelationRecord> {
+  const { relation, written } = await changeRelation(deps, lock, tenant, user, change);
+  await written;
+  return relation;
+}
+
+/**
+ * `updateRelation` that hands back the changed relation as soon as it is computed, with its write
+ * still in flight (`written`), so a caller can commit other tables alongside it instead of after
+ * it. The lock is held until the write has landed; a refusal by `change` rejects the outer promise.
+ */
+export async function changeRelation(
+  deps: ServiceDeps,
+  lock: KeyedLock,
+  tenant: string,
+  user: string,
+  change: (row: RelationRecord) => RelationRecord,
+): Promise<{ relation: RelationRecord; written: Promise<void> }> {
   const relations = await deps.store.relations(tenant);
-  return lock.run(`${tenant}\u0000${user}`, async () => {
-    const [row] = await relations.get([user]);
-    const next = change(row ?? newRelation(user));
-    await relations.upsert([next]);
-    return next;
+  return new Promise((resolve, reject) => {
+    const held = lock.run(`${tenant}\u0000${user}`, async () => {
+      const [row] = await relations.get([user]);
+      const next = change(row ?? newRelation(user));
+      const written = relations.upsert([next]);
+      resolve({ relation: next, written });
+      await written;
+    });
+    held.catch(reject);
   });
 }
