@@ -6,6 +6,7 @@ import { createAuthInterceptor } from "./auth.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
 import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
+import { createBusyInterceptor } from "./busy-interceptor.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
 /** A running server. */
@@ -32,7 +33,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   });
   const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [metrics.interceptor, createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)],
+    interceptors: [metrics.interceptor, createBusyInterceptor(app.store), createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)],
     readMaxBytes: config.maxBodyBytes,
     // Compress only large responses: a recall's few KB cost more to gzip and gunzip than to send.
     compressMinBytes: 64 * 1024,

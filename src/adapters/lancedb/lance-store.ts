@@ -127,6 +127,11 @@ export class LanceStore implements Store {
     return this.budget.counters;
   }
 
+  /** Runs a request's work counted as in flight: background loads of cold partitions wait until none is. */
+  serving<R>(work: () => Promise<R>): Promise<R> {
+    return this.warmer.reading(work);
+  }
+
   /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
   warmed(): Promise<void> {
     return this.warmer.idle();

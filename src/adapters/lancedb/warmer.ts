@@ -27,8 +27,8 @@ export interface WarmJob {
 /**
  * Loads cold partitions (an end-user's rows) into the hot-row cache off the request path: a read
  * for an end-user who is not held is answered by the engine at once and asks for a load here. One
- * load runs at a time, and only while no read is in flight (a load is a filtered scan that would
- * share the cores with the reads waiting); the queue is bounded and `stop` cancels what waits.
+ * load runs at a time, and only while no read or request is in flight (a load is a filtered scan
+ * that would share the cores with the reads waiting); the queue is bounded and `stop` cancels what waits.
  */
 export class Warmer {
   private readonly queue = new Map<string, WarmJob>();
@@ -48,7 +48,7 @@ export class Warmer {
     return this.queue.size;
   }
 
-  /** Runs a read, counted as in flight (loads wait until none is). */
+  /** Runs a read (or a whole request), counted as in flight: loads wait until none is. */
   async reading<R>(read: () => Promise<R>): Promise<R> {
     this.reads++;
     try {
@@ -101,6 +101,9 @@ export class Warmer {
       if (this.reads > 0) {
         await new Promise<void>((r) => (this.wake = r));
         this.wake = null;
+        // A request's next read starts in the continuation of its last one, before the next
+        // macrotask: look again after one, so a load never starts between two reads of one request.
+        await new Promise((r) => setImmediate(r));
         continue;
       }
       const [key, job] = this.queue.entries().next().value as [string, WarmJob];
