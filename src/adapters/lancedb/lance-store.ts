@@ -132,6 +132,11 @@ export class LanceStore implements Store {
     return this.warmer.reading(work);
   }
 
+  /** Resolves once no request or read has been in flight for `idleMs` (at most after `maxWaitMs`). */
+  quiet(idleMs: number, maxWaitMs: number): Promise<void> {
+    return this.warmer.quiet(idleMs, maxWaitMs);
+  }
+
   /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
   warmed(): Promise<void> {
     return this.warmer.idle();

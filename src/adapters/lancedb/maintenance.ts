@@ -43,6 +43,11 @@ export interface MaintenanceOptions {
   vectorIndexRows?: number;
   /** Attempts on a retryable commit conflict (default 6). */
   attempts?: number;
+  /**
+   * Awaited before each heavy task (compaction, vector index build), so it starts in a lull of
+   * requests instead of sharing the cores with them (default: starts at once).
+   */
+  whenQuiet?: () => Promise<void>;
 }
 
 /** Maintenance counters for logs and metrics (monotonic). */
@@ -170,11 +175,13 @@ export class Maintainer {
     const smallLimit = this.options.smallFragments ?? 24;
     const rested = !last.ran || Date.now() - last.at >= (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
+      await this.options.whenQuiet?.();
       await around(() => this.optimize(name, table, stats.fragmentStats.numFragments, unindexed));
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
+      await this.options.whenQuiet?.();
       await around(() => this.vectorIndex(name, table, vectorColumn, stats.numRows));
       tasks++;
     }

@@ -34,6 +34,8 @@ export class Warmer {
   private readonly queue = new Map<string, WarmJob>();
   private readonly misses = new Map<string, number>();
   private reads = 0;
+  /** `performance.now()` when the last read or request in flight ended. */
+  private quietSince = 0;
   private running: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private stopped = false;
@@ -54,7 +56,23 @@ export class Warmer {
     try {
       return await read();
     } finally {
-      if (--this.reads === 0) this.wake?.();
+      if (--this.reads === 0) {
+        this.quietSince = performance.now();
+        this.wake?.();
+      }
+    }
+  }
+
+  /**
+   * Resolves once no read or request has been in flight for `idleMs`, or after `maxWaitMs` at the
+   * latest (for heavy background work such as compaction, which must still make progress).
+   */
+  async quiet(idleMs: number, maxWaitMs: number): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      const now = performance.now();
+      if ((this.reads === 0 && now - this.quietSince >= idleMs) || now - started >= maxWaitMs) return;
+      await new Promise((r) => setTimeout(r, Math.min(100, idleMs)).unref());
     }
   }
 
