@@ -140,6 +140,12 @@ export class LanceCollection<T extends Keyed> implements PatchableCollection<T> 
     return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
   }
 
+  inMemory(condition: Condition): boolean {
+    const rows = this.hot?.rows;
+    const key = rows && this.hot ? pinnedValue(condition, this.hot.partitionColumn) : undefined;
+    return rows !== undefined && typeof key === "string" && rows.held(key);
+  }
+
   count(condition: Condition): Promise<number> {
     return this.reading(async () => {
       const partition = await this.partitionFor(condition, "rows");

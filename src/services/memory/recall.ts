@@ -9,7 +9,7 @@ import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import type { ServiceDeps } from "../deps.js";
 import { replacedChains } from "./fact-rows.js";
-import { neighbours } from "./neighbours.js";
+import { neighbours, transcriptToScan } from "./neighbours.js";
 
 /** A validated recall. */
 export interface RecallInput {
@@ -122,6 +122,9 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // vectors (scores are all ranking needs); the similarity of rows found by other channels is
   // asked for once, below.
   const scores = { withoutVector: true };
+  // With the end-user's turns not in memory, their transcript is read beside the two searches.
+  // (A failed read of it only means the turns are looked up one by one.)
+  const transcript = weights.context > 0 ? transcriptToScan(deps, tenant, input.key).catch(() => undefined) : undefined;
   const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch, scores) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
@@ -143,7 +146,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   }
   let previous = new Map<string, string>();
   if (weights.context > 0) {
-    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory));
+    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), await transcript);
     for (const id of around.adjacent) unscored.add(id);
     previous = around.previous;
   }
