@@ -13,7 +13,8 @@ export interface HotRowsOptions {
   name: string;
   /** The column whose equality selects a partition (e.g. `user`). */
   partitionColumn: string;
-  vectorColumn: string;
+  /** Absent for a table without vectors (then `vectors` must be false). */
+  vectorColumn?: string;
   textColumn?: string;
   budget: CacheBudget;
   /** Hold vectors, so `nearest` and reads with vectors are served (default true). */
@@ -406,7 +407,7 @@ export class HotRows {
       const columns = schema.fields.map((f) => f.name).filter((n) => n !== this.options.vectorColumn);
       // Column-wise decoding: iterating a column is far cheaper than `get(i)` per cell.
       const cells = columns.map((c) => columnValues(table.getChild(c)));
-      const vectors = dimension > 0 ? flatVectors(table.getChild(this.options.vectorColumn), dimension) : undefined;
+      const vectors = dimension > 0 && this.options.vectorColumn ? flatVectors(table.getChild(this.options.vectorColumn), dimension) : undefined;
       for (let i = 0; i < table.numRows; i++) {
         const row: Record<string, unknown> = {};
         for (let j = 0; j < columns.length; j++) row[columns[j]] = cells[j][i] ?? null;

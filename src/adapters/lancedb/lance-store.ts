@@ -94,7 +94,14 @@ const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSc
 const ANCHORS: TableKind<AnchorRecord> = { name: "anchors", schema: anchorSchema, codec: anchorCodec };
 const USAGE: TableKind<UsageRecord> = { name: "usage", schema: usageSchema, codec: usageCodec };
 
-const RELATIONS: TableKind<RelationRecord> = { name: "relations", schema: relationSchema, codec: relationCodec };
+const RELATIONS: TableKind<RelationRecord> = {
+  name: "relations",
+  schema: relationSchema,
+  codec: relationCodec,
+  // Every Process turn reads its end-user's relation first: from memory, not a scan of the table's fragments.
+  partitionColumn: "user",
+  hotVectors: false,
+};
 const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   name: "third_parties",
   schema: thirdPartySchema,
@@ -315,9 +322,10 @@ export class LanceStore implements Store {
     const { partitionColumn } = kind;
     const { vectorColumn, textColumn } = kind.codec;
     if (!partitionColumn) return undefined;
-    if (!vectorColumn || this.budget.maxBytes <= 0) return { partitionColumn };
+    const vectors = kind.hotVectors ?? true;
+    if ((!vectorColumn && vectors) || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, warmer: this.warmer, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, warmer: this.warmer, vectors, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 
