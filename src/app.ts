@@ -85,7 +85,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     sharedWriters: config.storage.sharedWriters,
     durability: config.storage.durability,
   });
-  const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows });
+  // Compaction waits for 1 s without requests (at most 60 s), as buffered last-used marks wait for a quiet moment.
+  const whenQuiet = () => store.quiet(1_000, 60_000);
+  const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows, whenQuiet });
   maintenance.start();
   const watchdog = new WriteWatchdog(store, logger, { limitMs: config.storage.writeStallSeconds * 1000 });
   watchdog.start();

@@ -53,6 +53,12 @@ export interface Collection<T extends Keyed> {
   match(text: string, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;
   /** Deletes matching rows; returns how many went. */
   delete(condition: Condition): Promise<number>;
+  /**
+   * True when reads that `condition` pins (e.g. to one end-user) are answered from memory right
+   * now, without a storage round trip; lets a caller pick lookups that are cheap only there.
+   * Absent: treat as false.
+   */
+  inMemory?(condition: Condition): boolean;
 }
 
 /** A collection whose rows can be changed in place, read and written inside the write queue. */

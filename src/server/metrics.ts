@@ -147,11 +147,11 @@ function registerWatchdogGauges(registry: Registry, watchdog: NonNullable<Metric
   });
 }
 
-/** The hot-row cache: hits, loads, evictions, invalidations, engine bypasses, bytes and partitions held. */
+/** The hot-row cache: hits, loads, evictions, invalidations, engine bypasses, cold reads and background loads, bytes and partitions held. */
 function registerCacheGauges(registry: Registry, store: MetricsStore): void {
   const gauge = new Gauge({
     name: "agentmem_hot_rows",
-    help: "Hot-row cache counters by name (hits, loads, fresh, load_millis, evictions, invalidations, bypasses, bytes, partitions)",
+    help: "Hot-row cache counters by name (hits, loads, fresh, load_millis, evictions, invalidations, bypasses, cold_reads, warms, warms_skipped, bytes, partitions)",
     labelNames: ["counter"] as const,
     registers: [registry],
     collect() {

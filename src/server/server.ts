@@ -7,6 +7,7 @@ import { createApiInterceptors } from "./api-interceptors.js";
 import { createAuthenticator } from "./auth.js";
 import { createHttpRoutes } from "./http-routes.js";
 import { createListener } from "./listener.js";
+import { createBusyInterceptor } from "./busy-interceptor.js";
 import { loopbackOnly } from "./loopback-only.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
@@ -37,7 +38,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     metrics.modelTokens.inc({ kind: "chat_prompt" }, d.llmPromptTokens);
     metrics.modelTokens.inc({ kind: "chat_completion" }, d.llmCompletionTokens);
   });
-  const interceptors = [metrics.interceptor, ...createApiInterceptors(config, app, logger)];
+  const interceptors = [metrics.interceptor, createBusyInterceptor(app.store), ...createApiInterceptors(config, app, logger)];
   const api = connectNodeAdapter({
     routes: (router) => app.routes(router),
     interceptors,

@@ -219,8 +219,11 @@ describe("hot-row cache", () => {
     await earlier.close();
     const store = open(dir);
     const hot = await store.memories("t");
-    expect(await hot.count(where.eq("user", "old"))).toBe(3); // held on disk before this store opened: loaded
+    expect(await hot.count(where.eq("user", "old"))).toBe(3); // held on disk before this store opened: the engine answers
+    expect([store.cacheCounters.coldReads, store.cacheCounters.loads]).toEqual([1, 0]);
+    await store.warmed(); // …and the rows are loaded after the answer
     const loads = store.cacheCounters.loads;
+    expect(loads).toBe(1);
     await hot.upsert(rows("new", 4)); // a new end-user's first write
     expect(await hot.count(where.eq("user", "new"))).toBe(4);
     expect(await hot.count(where.eq("user", "nobody"))).toBe(0);

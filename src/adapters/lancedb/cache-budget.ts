@@ -14,6 +14,12 @@ export interface CacheCounters {
   fresh: number;
   /** Milliseconds spent loading partitions. */
   loadMillis: number;
+  /** Pinned reads answered by the engine because the end-user's rows were not held (each asks the warmer for a load). */
+  coldReads: number;
+  /** Partitions loaded in the background after a cold read (see `Warmer`). */
+  warms: number;
+  /** Background loads not made: queue full, not admitted by the budget, no longer wanted, or failed. */
+  warmsSkipped: number;
   /** Reads sent to the engine (no pinned partition, partition too large, or raced a change). */
   bypasses: number;
   /** Times a table's cached partitions were dropped because of a version this process did not write. */
@@ -33,7 +39,7 @@ export interface CacheCounters {
 export class CacheBudget {
   private readonly entries = new Map<string, Entry>();
   private total = 0;
-  readonly counters: CacheCounters = { hits: 0, loads: 0, fresh: 0, loadMillis: 0, bypasses: 0, invalidations: 0, evictions: 0, partitions: 0, bytes: 0 };
+  readonly counters: CacheCounters = { hits: 0, loads: 0, coldReads: 0, warms: 0, warmsSkipped: 0, fresh: 0, loadMillis: 0, bypasses: 0, invalidations: 0, evictions: 0, partitions: 0, bytes: 0 };
 
   constructor(readonly maxBytes: number) {}
 

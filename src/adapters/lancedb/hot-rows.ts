@@ -3,6 +3,7 @@ import type { CacheBudget } from "./cache-budget.js";
 import { renderCondition } from "./filter.js";
 import { Partition, type PartitionHit } from "./partition.js";
 import type { ColumnRow } from "./row-filter.js";
+import type { Warmer } from "./warmer.js";
 import { where } from "../../ports/condition.js";
 
 /** What the cache needs to know about its table. */
@@ -33,6 +34,8 @@ export interface HotRowsOptions {
    * a writer that should have been declared (`sharedWriters`); with one known, every read checks.
    */
   soleWriterCheckMs?: number;
+  /** Loads partitions that reads found cold, off the request path (see `cached`); none → reads load them in line. */
+  warmer?: Warmer;
 }
 
 /** A row write already committed at `version`, to apply to cached partitions. */
@@ -150,6 +153,44 @@ export class HotRows {
     if (this.tooLarge.has(key)) return undefined;
     // Concurrent readers of a cold partition (a recall's vector and word channels) share one load.
     return this.loading.get(key)?.promise ?? this.load(key);
+  }
+
+  /**
+   * The partition for `key` if it is held now (or certainly empty: an end-user the table has never
+   * held); otherwise `undefined` without waiting — the caller asks the engine, which answers a
+   * pinned read with the same prefiltered queries raw LanceDB runs — and the partition is loaded
+   * in the background by the warmer, after the answer and only while no read is in flight.
+   */
+  async cached(key: string): Promise<Partition | undefined> {
+    await this.sync();
+    const held = this.partitions.get(key);
+    if (held) {
+      this.options.budget.counters.hits++;
+      this.options.budget.touch(this.budgetKey(key), held.bytes, () => this.partitions.delete(key));
+      return held;
+    }
+    if (this.tooLarge.has(key)) {
+      this.bypassed();
+      return undefined;
+    }
+    // An end-user known to be new starts empty at no cost; without a warmer, the read loads (as `partition`).
+    if (this.knownNew(key) || !this.options.warmer) {
+      const loaded = await this.partition(key);
+      if (!loaded) this.bypassed();
+      return loaded;
+    }
+    this.options.budget.counters.coldReads++;
+    const generation = this.generation;
+    this.options.warmer.request(`${this.options.name}\u0000${key}`, {
+      wanted: () => generation === this.generation && !this.holds(key) && !this.tooLarge.has(key),
+      run: () => this.partition(key),
+    });
+    return undefined;
+  }
+
+  /** Runs a read counted as in flight, so background loads wait for it. */
+  reading<R>(read: () => Promise<R>): Promise<R> {
+    return this.options.warmer ? this.options.warmer.reading(read) : read();
   }
 
   /** Rows with these ids found in cached partitions (current as of now), and the ids not found there. */
@@ -366,7 +407,7 @@ export class HotRows {
       const columns = schema.fields.map((f) => f.name).filter((n) => n !== this.options.vectorColumn);
       // Column-wise decoding: iterating a column is far cheaper than `get(i)` per cell.
       const cells = columns.map((c) => columnValues(table.getChild(c)));
-      const vectors = dimension > 0 ? flatVectors(table.getChild(this.options.vectorColumn ?? ""), dimension) : undefined;
+      const vectors = dimension > 0 && this.options.vectorColumn ? flatVectors(table.getChild(this.options.vectorColumn), dimension) : undefined;
       for (let i = 0; i < table.numRows; i++) {
         const row: Record<string, unknown> = {};
         for (let j = 0; j < columns.length; j++) row[columns[j]] = cells[j][i] ?? null;
@@ -388,6 +429,11 @@ export class HotRows {
     this.partitions.set(key, p);
     this.options.budget.touch(this.budgetKey(key), p.bytes, () => this.partitions.delete(key));
     return p;
+  }
+
+  /** Like `neverHeld`, but only from what is known already (no scan): then loading costs nothing. */
+  private knownNew(key: string): boolean {
+    return !this.shared && this.scanned !== null && !this.scanned.has(key) && !this.written.has(key);
   }
 
   /** True when the table has certainly never held `key` (sole writer, key directory current). */

@@ -131,7 +131,11 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     return this.find(where.in("id", ids));
   }
 
-  async find(condition: Condition, options: FindOptions = {}): Promise<T[]> {
+  find(condition: Condition, options: FindOptions = {}): Promise<T[]> {
+    return this.reading(() => this.findNow(condition, options));
+  }
+
+  private async findNow(condition: Condition, options: FindOptions): Promise<T[]> {
     const withVector = !options.withoutVector;
     const partition = await this.partitionFor(condition, withVector ? "vectors" : "rows");
     if (partition) {
@@ -166,13 +170,25 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     });
   }
 
-  async count(condition: Condition): Promise<number> {
-    const partition = await this.partitionFor(condition, "rows");
-    if (partition) return partition.count(rowFilter(condition));
-    return this.table.countRows(renderCondition(condition));
+  inMemory(condition: Condition): boolean {
+    const rows = this.hot?.rows;
+    const key = rows && this.hot ? pinnedValue(condition, this.hot.partitionColumn) : undefined;
+    return rows !== undefined && typeof key === "string" && rows.held(key);
   }
 
-  async nearest(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+  count(condition: Condition): Promise<number> {
+    return this.reading(async () => {
+      const partition = await this.partitionFor(condition, "rows");
+      if (partition) return partition.count(rowFilter(condition));
+      return this.table.countRows(renderCondition(condition));
+    });
+  }
+
+  nearest(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+    return this.reading(() => this.nearestNow(vector, condition, limit, options));
+  }
+
+  private async nearestNow(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions): Promise<Scored<T>[]> {
     const column = this.codec.vectorColumn;
     if (!column) throw new Error("collection has no vector column");
     const partition = await this.partitionFor(condition, "vectors");
@@ -190,11 +206,16 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     // A filter that pins a partition selects few rows: an exact scan of them beats an ANN index
     // (which could also return fewer than `limit` rows after filtering).
     if (this.hot && pinnedValue(condition, this.hot.partitionColumn) !== undefined) q = q.bypassVectorIndex();
+    if (options.withoutVector) q = q.select(this.storedColumnsWithoutVector());
     const rows = (await q.toArray()) as Record<string, unknown>[];
     return rows.map((r) => ({ row: this.codec.fromRow(r), score: 1 - Number(r._distance) }));
   }
 
-  async match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+  match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+    return this.reading(() => this.matchNow(text, condition, limit, options));
+  }
+
+  private async matchNow(text: string, condition: Condition, limit: number, options: ScoreOptions): Promise<Scored<T>[]> {
     const query = ftsQuery(text);
     if (!this.codec.textColumn || query === "") return [];
     const partition = await this.partitionFor(condition, "match");
@@ -205,6 +226,7 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
+    if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
     const rows = (await q.toArray()) as Record<string, unknown>[];
     return rows.map((r) => ({ row: this.codec.fromRow(r), score: Number(r._score) }));
   }
@@ -289,24 +311,34 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     let q = this.table.query();
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
-    if (options.withoutVector && this.codec.vectorColumn) {
-      q = q.select(this.codec.columns.filter((c) => c !== this.codec.vectorColumn) as string[]);
-    }
+    if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
     if (options.limit !== undefined) q = q.limit(options.limit);
     const rows = (await q.toArray()) as Record<string, unknown>[];
     return rows.map((r) => this.codec.fromRow(r));
   }
 
-  /** The cached partition a condition pins, if it can serve `need`; `undefined` → ask the engine. */
+  /** Every stored column but the vector (a projection that keeps the engine from reading vectors). */
+  private storedColumnsWithoutVector(): string[] {
+    return this.codec.columns.filter((c) => c !== this.codec.vectorColumn);
+  }
+
+  /** A read, counted as in flight so background loads of cold partitions wait for it. */
+  private reading<R>(read: () => Promise<R>): Promise<R> {
+    const rows = this.hot?.rows;
+    return rows ? rows.reading(read) : read();
+  }
+
+  /**
+   * The cached partition a condition pins, if it is held and can serve `need`; `undefined` → ask
+   * the engine (a partition not held is loaded in the background, see `HotRows.cached`).
+   */
   private async partitionFor(condition: Condition, need: "rows" | "vectors" | "match") {
     const rows = this.hot?.rows;
     if (!this.hot || !rows) return undefined;
     const key = pinnedValue(condition, this.hot.partitionColumn);
     if (typeof key !== "string") return undefined;
     if ((need === "vectors" && !rows.servesVectors) || (need === "match" && !rows.servesMatch)) return undefined;
-    const partition = await rows.partition(key);
-    if (!partition) rows.bypassed();
-    return partition;
+    return rows.cached(key);
   }
 
   /**

@@ -37,6 +37,7 @@ import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
 import { usageCodec, usageSchema } from "./usage-codec.js";
+import { Warmer } from "./warmer.js";
 
 /** Options for the LanceDB store. */
 export interface LanceStoreOptions {
@@ -112,7 +113,14 @@ const PROFILES: TableKind<ProfileRecord> = { name: "profiles", schema: profileSc
 const ANCHORS: TableKind<AnchorRecord> = { name: "anchors", schema: anchorSchema, codec: anchorCodec };
 const USAGE: TableKind<UsageRecord> = { name: "usage", schema: usageSchema, codec: usageCodec };
 
-const RELATIONS: TableKind<RelationRecord> = { name: "relations", schema: relationSchema, codec: relationCodec };
+const RELATIONS: TableKind<RelationRecord> = {
+  name: "relations",
+  schema: relationSchema,
+  codec: relationCodec,
+  // Every Process turn reads its end-user's relation first: from memory, not a scan of the table's fragments.
+  partitionColumn: "user",
+  hotVectors: false,
+};
 const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
   name: "third_parties",
   schema: thirdPartySchema,
@@ -164,6 +172,7 @@ export class LanceStore implements Store {
   /** The collections whose open finished, readable without waiting (the write watchdog must not wait on the engine). */
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
+  private readonly warmer: Warmer;
 
   /** Whether the data volume is full (health turns NOT_SERVING while it is). */
   readonly disk: DiskSpace;
@@ -171,11 +180,27 @@ export class LanceStore implements Store {
   constructor(private readonly options: LanceStoreOptions) {
     this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
     this.disk = new DiskSpace(localDirectory(options.uri), options.logger);
+    this.warmer = new Warmer(this.budget);
   }
 
   /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
   get cacheCounters(): Readonly<CacheCounters> {
     return this.budget.counters;
+  }
+
+  /** Runs a request's work counted as in flight: background loads of cold partitions wait until none is. */
+  serving<R>(work: () => Promise<R>): Promise<R> {
+    return this.warmer.reading(work);
+  }
+
+  /** Resolves once no request or read has been in flight for `idleMs` (at most after `maxWaitMs`). */
+  quiet(idleMs: number, maxWaitMs: number): Promise<void> {
+    return this.warmer.quiet(idleMs, maxWaitMs);
+  }
+
+  /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
+  warmed(): Promise<void> {
+    return this.warmer.idle();
   }
 
   get dimension(): number {
@@ -346,6 +371,7 @@ export class LanceStore implements Store {
 
   async close(): Promise<void> {
     this.disk.stop();
+    await this.warmer.stop();
     for (const c of (await this.openCollections()).values()) await c.idle();
     if (this.connection) (await this.connection).close();
     this.connection = null;
@@ -373,9 +399,10 @@ export class LanceStore implements Store {
     const { vectorColumn, textColumn } = kind.codec;
     if (!partitionColumn) return undefined;
     // A kind without vectors is cached only when it says so (`hotVectors: false`): rows alone.
-    if (this.budget.maxBytes <= 0 || (!vectorColumn && kind.hotVectors !== false)) return { partitionColumn };
+    const vectors = kind.hotVectors ?? true;
+    if ((!vectorColumn && vectors) || this.budget.maxBytes <= 0) return { partitionColumn };
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, vectors: kind.hotVectors ?? true, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
+    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, warmer: this.warmer, vectors, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
     return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
   }
 

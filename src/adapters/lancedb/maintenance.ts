@@ -43,6 +43,11 @@ export interface MaintenanceOptions {
   keepVersionsMs?: number;
   /** Build a vector index once a table holds this many rows (default 200,000; 0 = never). */
   vectorIndexRows?: number;
+  /**
+   * Awaited before each heavy task (compaction, vector index build), so it starts in a lull of
+   * requests instead of sharing the cores with them (default: starts at once).
+   */
+  whenQuiet?: () => Promise<void>;
 }
 
 /** Maintenance counters for logs and metrics (monotonic). */
@@ -181,11 +186,13 @@ export class Maintainer {
     // its end, a pass every 30 s found a table optimized 30 s ago "not rested" and skipped a period.
     const rested = !last.ran || Date.now() - last.at >= 0.95 * (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
+      await this.options.whenQuiet?.();
       await this.optimize(name, entry, stats.fragmentStats.numFragments, unindexed);
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
+      await this.options.whenQuiet?.();
       await this.vectorIndex(name, entry, vectorColumn, stats.numRows);
       tasks++;
     }

@@ -1,14 +1,19 @@
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Condition } from "../../ports/condition.js";
 import { where } from "../../ports/condition.js";
+import { scopeCondition } from "../../core/scope.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** The transcript around a set of recalled turns. */
 export interface Neighbourhood {
   /** Memory id → memory id of the turn just before it (same scope, trace_number − 1). */
   previous: Map<string, string>;
-  /** Memories of adjacent turns that were not among the given rows (already inside the recall filter), without their vectors. */
-  added: MemoryRecord[];
+  /**
+   * Ids of the memories of adjacent turns that were not among the given rows; the caller reads
+   * them inside the recall's filter (with their similarity, in the one read that scores the rows
+   * no vector search found), so nothing outside the recall's scope, time or tags comes back.
+   */
+  adjacent: string[];
 }
 
 const SCOPE_COLUMNS = ["namespace", "agent", "session", "user"] as const;
@@ -21,31 +26,36 @@ function exactScope(key: ScopeKey): Condition {
   return where.and(...SCOPE_COLUMNS.map((c) => where.eq(c, key[c])));
 }
 
+/** A transcript read whole only up to this many turns; a longer one is looked up turn by turn. */
+const TRANSCRIPT_MAX = 5_000;
+
+/**
+ * The scope's whole transcript, when its end-user's turns are not in memory and it is short: read
+ * beside a recall's two searches, it spares `neighbours` two storage round trips after them.
+ * `undefined` → `neighbours` looks the turns up (cheap in memory, or for a long transcript).
+ */
+export async function transcriptToScan(deps: ServiceDeps, tenant: string, key: ScopeKey): Promise<EpisodeRecord[] | undefined> {
+  if (key.user === "") return undefined;
+  const episodes = await deps.store.episodes(tenant);
+  const scope = scopeCondition(key);
+  if (!episodes.inMemory || episodes.inMemory(scope)) return undefined;
+  const turns = await episodes.find(scope, { withoutVector: true, limit: TRANSCRIPT_MAX + 1 });
+  return turns.length > TRANSCRIPT_MAX ? undefined : turns;
+}
+
 /**
  * Finds the turns before and after each row that is a raw transcript turn (its one source episode
- * carries a trace_number ≥ 1 and points back at it). Three reads: the rows' episodes, the episodes
- * at trace_number ± 1 in the same scope, and the memories of those not yet known, filtered by
- * `condition` so nothing outside the recall's scope, time or tags comes back.
+ * carries a trace_number ≥ 1 and points back at it): in `transcript` when given (every turn of the
+ * recall's scope), else with two reads — the rows' episodes, and the episodes at trace_number ± 1
+ * in the same scope.
  */
-export async function neighbours(
-  deps: ServiceDeps,
-  tenant: string,
-  rows: readonly MemoryRecord[],
-  condition: Condition,
-): Promise<Neighbourhood> {
+export async function neighbours(deps: ServiceDeps, tenant: string, rows: readonly MemoryRecord[], transcript?: readonly EpisodeRecord[]): Promise<Neighbourhood> {
   const previous = new Map<string, string>();
   const sourceIds = rows.filter((r) => r.sourceIds.length === 1).map((r) => r.sourceIds[0]);
-  if (sourceIds.length === 0) return { previous, added: [] };
-  const episodes = await deps.store.episodes(tenant);
+  if (sourceIds.length === 0) return { previous, adjacent: [] };
   const rowIds = new Set(rows.map((r) => r.id));
-  // Naming the end-user when every row shares one lets the store answer from that user's rows.
-  const users = new Set(rows.map((r) => r.user));
-  const byId = where.in("id", sourceIds);
-  const lookup = users.size === 1 ? where.and(where.eq("user", rows[0].user), byId) : byId;
-  const own = (await episodes.find(lookup, { withoutVector: true })).filter(
-    (e) => e.traceNumber >= 1 && rowIds.has(e.memoryId),
-  );
-  if (own.length === 0) return { previous, added: [] };
+  const own = (await ownEpisodes(deps, tenant, rows, sourceIds, transcript)).filter((e) => e.traceNumber >= 1 && rowIds.has(e.memoryId));
+  if (own.length === 0) return { previous, adjacent: [] };
 
   const tracesByScope = new Map<string, { key: ScopeKey; traces: Set<number> }>();
   for (const e of own) {
@@ -53,10 +63,12 @@ export async function neighbours(
     group.traces.add(e.traceNumber - 1).add(e.traceNumber + 1);
     tracesByScope.set(scopeOf(e), group);
   }
-  const around = await episodes.find(
-    where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
-    { withoutVector: true },
-  );
+  const around = transcript
+    ? transcript.filter((e) => tracesByScope.get(scopeOf(e))?.traces.has(e.traceNumber))
+    : await (await deps.store.episodes(tenant)).find(
+        where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
+        { withoutVector: true },
+      );
   const memoryAt = new Map<string, string>();
   for (const e of [...around, ...own] as EpisodeRecord[]) memoryAt.set(slot(e, e.traceNumber), e.memoryId);
 
@@ -66,8 +78,25 @@ export async function neighbours(
     if (before !== undefined && before !== e.memoryId) previous.set(e.memoryId, before);
     if (after !== undefined && after !== e.memoryId && !previous.has(after)) previous.set(after, e.memoryId);
   }
-  const missing = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
-  const memories = await deps.store.memories(tenant);
-  const added = missing.length === 0 ? [] : await memories.find(where.and(condition, where.in("id", missing)), { withoutVector: true });
-  return { previous, added };
+  const adjacent = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
+  return { previous, adjacent };
+}
+
+/** The rows' source episodes: from the transcript when given, else by id. */
+async function ownEpisodes(
+  deps: ServiceDeps,
+  tenant: string,
+  rows: readonly MemoryRecord[],
+  sourceIds: readonly string[],
+  transcript: readonly EpisodeRecord[] | undefined,
+): Promise<EpisodeRecord[]> {
+  if (transcript) {
+    const wanted = new Set(sourceIds);
+    return transcript.filter((e) => wanted.has(e.id));
+  }
+  // Naming the end-user when every row shares one lets the store answer from that user's rows.
+  const users = new Set(rows.map((r) => r.user));
+  const byId = where.in("id", sourceIds);
+  const lookup = users.size === 1 ? where.and(where.eq("user", rows[0].user), byId) : byId;
+  return (await deps.store.episodes(tenant)).find(lookup, { withoutVector: true });
 }

@@ -11,7 +11,8 @@ import { scopeCondition } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import type { WordVectors } from "../../ports/word-vectors.js";
 import type { ServiceDeps } from "../deps.js";
-import { neighbours } from "./neighbours.js";
+import { replacedChains } from "./fact-rows.js";
+import { neighbours, transcriptToScan } from "./neighbours.js";
 
 /** A validated recall. */
 export interface RecallInput {
@@ -142,6 +143,9 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // vectors (scores are all ranking needs); the similarity of rows found by other channels is
   // asked for once, below.
   const scores = { withoutVector: true };
+  // With the end-user's turns not in memory, their transcript is read beside the two searches.
+  // (A failed read of it only means the turns are looked up one by one.)
+  const transcript = weights.context > 0 ? transcriptToScan(deps, tenant, input.key).catch(() => undefined) : undefined;
   const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch, scores) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
@@ -161,23 +165,24 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     if (!candidates.has(row.id)) unscored.add(row.id);
     add(row, 0, score);
   }
+  let previous = new Map<string, string>();
   if (weights.context > 0) {
-    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), condition);
-    for (const row of around.added) {
-      unscored.add(row.id);
-      add(row, 0, 0);
-    }
-    for (const [id, before] of around.previous) {
-      const c = candidates.get(id);
-      if (c) c.previous = before;
-    }
+    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), await transcript);
+    for (const id of around.adjacent) unscored.add(id);
+    previous = around.previous;
   }
   if (unscored.size > 0) {
+    // One read scores the rows only words found and reads the adjacent turns (inside the filter).
     const ids = [...unscored];
     for (const { row, score } of await memories.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
       const c = candidates.get(row.id);
       if (c) c.similarity = score;
+      else add(row, score, 0);
     }
+  }
+  for (const [id, before] of previous) {
+    const c = candidates.get(id);
+    if (c) c.previous = before;
   }
   let pool = [...candidates.values()];
   if (weights.words > 0 && deps.wordVectors) scoreWords(deps.wordVectors, input.query, pool);
@@ -190,7 +195,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
-  return Promise.all(
-    ranked.map(async (h) => ({ ...h, history: input.includeHistory ? await deps.access.current(tenant, await replacedBy(memories, h.memory.id)) : [] })),
-  );
+  // One read per chain step for all hits, pinned to the end-user when the scope names one.
+  const chains = input.includeHistory ? await replacedChains(memories, ranked.map((h) => h.memory.id), input.key.user || undefined) : undefined;
+  return Promise.all(ranked.map(async (h) => ({ ...h, history: chains ? await deps.access.current(tenant, chains.get(h.memory.id) ?? []) : [] })));
 }

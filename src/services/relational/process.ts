@@ -9,7 +9,7 @@ import type { ServiceDeps } from "../deps.js";
 import { rememberAll } from "../memory/remember.js";
 import type { KeyedLock } from "./keyed-lock.js";
 import { judgeMessage } from "./judgement.js";
-import { effectiveAt, updateRelation } from "./relation-rows.js";
+import { changeRelation, effectiveAt } from "./relation-rows.js";
 import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
 import type { ProcessInput } from "./requests.js";
 import { recordMentions } from "./third-parties.js";
@@ -71,9 +71,11 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
   const detection = await judgeMessage(deps.embedder, input.message, vector);
   // Retrieval and the state update do not depend on each other: run them side by side. The
   // update refuses a replay into the past (AT_BEFORE_LAST_SEEN) before writing anything.
-  const [relevant, relation] = await Promise.all([
+  // The relation's write goes on while the turn is built and stored: both commits land side by
+  // side (different tables), so a turn waits for one commit round instead of two.
+  const [relevant, { relation, written }] = await Promise.all([
     relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at }),
-    updateRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
+    changeRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
   ]);
   const tone = toneFor(relation.grudge);
   const bias = relationBias(relation);
@@ -110,6 +112,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
       },
     ]),
     recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
+    written,
   ]);
   deps.access.touch(tenant, relevant.map((r) => r.memory), now);
   const totalStored = await (await deps.store.memories(tenant)).count(memoriesOfUser(input.key));

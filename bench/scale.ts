@@ -1,0 +1,165 @@
+/**
+ * Recall for random end-users as the table grows, against raw LanceDB doing the same hybrid work
+ * on an identically shaped table in the same run, with ingest rate and server RSS.
+ *
+ *   npm run bench:scale                                   # 100k and 300k memories (1,000 per user)
+ *   npm run bench:scale -- --sizes 1000000 --queries 300  # 1M over 1,000 users (long; needs a quiet machine)
+ *   npm run bench:scale -- --sizes 100000 --per-user 100  # 100k over 1,000 users
+ *
+ * Per size: ingest through RememberBatch → raw baseline table built (compacted and indexed, the
+ * engine at its best) → maintenance settled → recall for uniformly random end-users (sequential;
+ * most are not in the hot-row cache once the table outgrows its budget) → the same after a server
+ * restart (nobody held: every first recall of a user takes the cold path). Prints a table and
+ * writes bench/results/scale.json.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
+import { memoryClient } from "./support/client.js";
+import { openRawLance, type RawLance } from "./support/raw-lance.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { pool, printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "100000,300000" },
+    "per-user": { type: "string", default: "1000" },
+    queries: { type: "string", default: "1000" },
+    k: { type: "string", default: "10" },
+    keep: { type: "boolean", default: false },
+  },
+});
+
+type Client = ReturnType<typeof memoryClient>;
+
+interface Phase {
+  phase: string;
+  api: Summary;
+  raw: Summary;
+  /** Hot-row cache counters that moved during the phase. */
+  cache: Record<string, number>;
+}
+
+async function ingest(client: Client, users: number, perUser: number): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
+  const vocabulary = createVocabulary(5000);
+  const start = performance.now();
+  await pool(users, 2, async (u) => {
+    const random = createRandom(1000 + u);
+    for (let offset = 0; offset < perUser; offset += 1000) {
+      const n = Math.min(1000, perUser - offset);
+      const items = Array.from({ length: n }, (_, i) => ({ scope: { user: userId(u) }, content: sentence(vocabulary, random), role: "user", traceNumber: BigInt(offset + i) }));
+      await client.rememberBatch({ items });
+    }
+  });
+  const seconds = since(start) / 1000;
+  return { rows: users * perUser, seconds, rowsPerSecond: (users * perUser) / seconds };
+}
+
+async function buildRaw(dir: string, users: number, perUser: number): Promise<RawLance> {
+  const vocabulary = createVocabulary(5000);
+  const raw = await openRawLance(dir);
+  for (let u = 0; u < users; u++) {
+    const random = createRandom(1000 + u);
+    await raw.addUser(userId(u), Array.from({ length: perUser }, () => sentence(vocabulary, random)));
+  }
+  await raw.finish();
+  return raw;
+}
+
+/** The server's hot-row cache counters (from `/metrics`). */
+async function cacheCounters(server: ServerProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
+  return out;
+}
+
+/** Waits until a maintenance pass finds nothing left to do (or the timeout passes). */
+async function settle(server: ServerProcess, timeoutMs: number): Promise<number> {
+  const start = performance.now();
+  const last = server.logs.filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained").at(-1);
+  if (last?.msg !== "maintenance idle") {
+    await server.waitForLog((l) => l.msg === "maintenance idle", timeoutMs).catch(() => process.stdout.write("maintenance did not report idle in time\n"));
+  }
+  return since(start) / 1000;
+}
+
+/**
+ * Recalls for uniformly random end-users, each followed by raw LanceDB's hybrid query for the
+ * same user and text (sequential, one client each): both see the same machine moment by moment.
+ */
+async function measure(phase: string, server: ServerProcess, raw: RawLance, users: number, queries: number, k: number, seed: number): Promise<Phase> {
+  const client = memoryClient(server.url);
+  const vocabulary = createVocabulary(5000);
+  const random = createRandom(seed);
+  const before = await cacheCounters(server);
+  const api: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < queries; i++) {
+    const user = userId(Math.floor(random() * users));
+    const text = query(vocabulary, random);
+    let t = performance.now();
+    await client.recall({ scope: { user }, query: text, k });
+    api.push(since(t));
+    t = performance.now();
+    await raw.hybrid(user, text, k);
+    direct.push(since(t));
+  }
+  const after = await cacheCounters(server);
+  const cache = Object.fromEntries(["hits", "cold_reads", "warms", "warms_skipped", "loads", "evictions"].map((c) => [c, (after[c] ?? 0) - (before[c] ?? 0)]));
+  const result = { phase, api: summarize(api), raw: summarize(direct), cache };
+  process.stdout.write(`${phase}: api p50 ${result.api.p50} p99 ${result.api.p99} | raw p50 ${result.raw.p50} p99 ${result.raw.p99} | ${JSON.stringify(cache)}\n`);
+  return result;
+}
+
+async function run(size: number, perUser: number, queries: number, k: number) {
+  const users = Math.max(1, Math.round(size / perUser));
+  const root = await mkdtemp(join(tmpdir(), "agentmem-bench-scale-"));
+  const data = join(root, "server");
+  process.stdout.write(`\n== ${size} memories: ${users} users × ${perUser} (data in ${root})\n`);
+  let server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: "5" } });
+  try {
+    const loaded = await ingest(memoryClient(server.url), users, perUser);
+    const rssAfterIngest = server.rssMiB();
+    process.stdout.write(`ingested ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s (${Math.round(loaded.rowsPerSecond)} rows/s), RSS ${rssAfterIngest} MiB\n`);
+    const raw = await buildRaw(join(root, "raw"), users, perUser);
+    const settleSeconds = await settle(server, 600_000);
+    const phases: Phase[] = [await measure("after ingest", server, raw, users, queries, k, 99)];
+    const rss = server.rssMiB();
+    await server.stop();
+    server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: "5" } });
+    phases.push(await measure("after restart", server, raw, users, queries, k, 199));
+    const rssRestarted = server.rssMiB();
+    raw.close();
+    return { size, users, perUser, ingest: loaded, settleSeconds, rssAfterIngestMiB: rssAfterIngest, rssMiB: rss, rssRestartedMiB: rssRestarted, phases };
+  } finally {
+    await server.stop();
+    if (!args.keep) await rm(root, { recursive: true, force: true });
+  }
+}
+
+const runs = [];
+for (const size of args.sizes.split(",").map(Number)) runs.push(await run(size, Number(args["per-user"]), Number(args.queries), Number(args.k)));
+printTable(
+  `random-user recall k=${args.k} over HTTP vs raw LanceDB (ms, sequential, alternating), ingest and RSS`,
+  runs.flatMap((r) =>
+    r.phases.map((p) => ({
+      memories: r.size,
+      users: r.users,
+      "ingest rows/s": Math.round(r.ingest.rowsPerSecond),
+      phase: p.phase,
+      "api p50": p.api.p50,
+      "api p99": p.api.p99,
+      "raw p50": p.raw.p50,
+      "raw p99": p.raw.p99,
+      "api/raw p50": p.api.p50 / p.raw.p50,
+      "api p99/p50": p.api.p99 / p.api.p50,
+      "cold reads": p.cache.cold_reads,
+      "cache hits": p.cache.hits,
+      "RSS MiB": p.phase === "after ingest" ? r.rssMiB : r.rssRestartedMiB,
+    })),
+  ),
+);
+process.stdout.write(`\nwrote ${writeResults("scale", { args, runs })}\n`);

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { Warmer, type WarmBudget } from "../../src/adapters/lancedb/warmer.js";
+
+function budget(maxBytes: number, bytes = 0, partitions = 0): WarmBudget {
+  return { maxBytes, counters: { bytes, partitions, warms: 0, warmsSkipped: 0 } };
+}
+
+/** A job that records when it ran. */
+function job(log: string[], key: string, wanted = () => true) {
+  return { wanted, run: async () => void log.push(key) };
+}
+
+describe("Warmer (background loads of cold partitions)", () => {
+  it("loads only once no read is in flight, in request order", async () => {
+    const b = budget(1_000);
+    const warmer = new Warmer(b);
+    const log: string[] = [];
+    let release!: () => void;
+    const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
+    warmer.request("a", job(log, "a"));
+    warmer.request("b", job(log, "b"));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(log).toEqual([]); // a read is in flight
+    release();
+    await read;
+    await warmer.idle();
+    expect(log).toEqual(["a", "b"]);
+    expect(b.counters.warms).toBe(2);
+  });
+
+  it("admits a partition that would evict another only after repeated misses, and bounds its queue", async () => {
+    const full = budget(1_000, 1_000, 4);
+    const warmer = new Warmer(full, { maxQueued: 1 });
+    const log: string[] = [];
+    warmer.request("a", job(log, "a"));
+    await warmer.idle();
+    expect(log).toEqual([]); // first miss, no room: not loaded
+    warmer.request("a", job(log, "a"));
+    await warmer.idle();
+    expect(log).toEqual(["a"]); // second miss: loaded
+    let release!: () => void;
+    const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
+    const roomy = new Warmer(budget(10_000), { maxQueued: 1 });
+    const held = roomy.reading(() => read);
+    roomy.request("x", job(log, "x"));
+    roomy.request("y", job(log, "y")); // queue full: dropped
+    release();
+    await held;
+    await roomy.idle();
+    expect(log).toEqual(["a", "x"]);
+  });
+
+  it("skips a job no longer wanted and drops what waits on stop", async () => {
+    const b = budget(10_000);
+    const warmer = new Warmer(b);
+    const log: string[] = [];
+    warmer.request("gone", job(log, "gone", () => false));
+    await warmer.idle();
+    expect(log).toEqual([]);
+    expect(b.counters.warmsSkipped).toBe(1);
+    let release!: () => void;
+    const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
+    warmer.request("later", job(log, "later"));
+    await warmer.stop();
+    release();
+    await read;
+    await warmer.idle();
+    expect(log).toEqual([]);
+  });
+
+  it("tells heavy work when requests have been quiet for a while, or when it waited long enough", async () => {
+    const warmer = new Warmer(budget(1));
+    await warmer.reading(async () => undefined);
+    const t = performance.now();
+    await warmer.quiet(80, 5_000);
+    expect(performance.now() - t).toBeGreaterThanOrEqual(70);
+    let release!: () => void;
+    const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
+    const u = performance.now();
+    await warmer.quiet(10, 150); // a request stays in flight: gives up waiting at 150 ms
+    expect(performance.now() - u).toBeGreaterThanOrEqual(140);
+    release();
+    await read;
+  });
+});
