@@ -62,10 +62,13 @@ afterAll(async () => {
 });
 
 describe("Recall for an end-user whose rows are not held", () => {
+  // The cold recall records uses of its hits, which the warm one then sees in salience (use counts
+  // count at once, see AccessTracker): salience 0 compares the two retrieval paths alone.
+  const weights = { salience: 0 };
   const requests = [
-    { scope: { user: "mel" }, query: "Which instruments does Melanie play in the orchestra?", k: 4 },
-    { scope: { user: "mel" }, query: "where does Melanie live now", k: 3, includeHistory: true },
-    { scope: { user: "mel" }, query: "pets at home: dog, cat, piano", k: 5 },
+    { scope: { user: "mel" }, query: "Which instruments does Melanie play in the orchestra?", k: 4, weights },
+    { scope: { user: "mel" }, query: "where does Melanie live now", k: 3, includeHistory: true, weights },
+    { scope: { user: "mel" }, query: "pets at home: dog, cat, piano", k: 5, weights },
   ];
 
   it("answers from the engine without loading the user first, then from memory with the same answer", async () => {

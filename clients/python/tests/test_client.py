@@ -92,7 +92,7 @@ class ClientTest(unittest.TestCase):
     def test_bad_input_carries_the_reason_and_field(self):
         with self.assertRaises(AgentMemError) as caught:
             self.mem.remember("py_user", "x" * 40000)
-        self.assertEqual((caught.exception.code, caught.exception.reason, caught.exception.field), ("RESOURCE_EXHAUSTED", "LIMIT_EXCEEDED", "content"))
+        self.assertEqual((caught.exception.code, caught.exception.reason, caught.exception.field), ("INVALID_ARGUMENT", "LIMIT_EXCEEDED", "content"))
         with self.assertRaises(AgentMemError) as caught:
             self.mem.clear_history("patient_42")
         self.assertEqual((caught.exception.code, caught.exception.reason), ("PERMISSION_DENIED", "ROLE_TOO_LOW"))
