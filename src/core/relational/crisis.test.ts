@@ -61,6 +61,28 @@ describe("crisis judgement", () => {
     expect(judgeCrisis(text, { vector: unit(0.2, 0, 1), prototypes })).toBeNull();
   });
 
+  it("reads the nearest labelled examples too, averaging the k nearest of each side", () => {
+    const text = "everything is grey and heavy";
+    const settings = { k: 2, minCrisis: 0.6, minMargin: 0.05 };
+    // Two crisis examples near x+z and a look-alike example along z.
+    const withExamples: PrototypeVectors = {
+      ...prototypes,
+      examples: [
+        { crisis: true, crisisClass: "preparation", vector: unit(1, 0, 0.3) },
+        { crisis: true, crisisClass: null, vector: unit(1, 0, 0.5) },
+        { crisis: false, crisisClass: null, vector: unit(0, 0, 1) },
+      ],
+    };
+    // Close to the crisis examples: flagged, with the class of the closest crisis sentence that names one.
+    expect(judgeCrisis(text, { vector: unit(1, 0, 0.35), prototypes: withExamples }, settings)).toEqual({ crisisClass: "preparation", by: "meaning" });
+    // Nearer the look-alike example than any crisis sentence: the margin is not met.
+    expect(judgeCrisis(text, { vector: unit(0.6, 0, 1), prototypes: withExamples }, { ...settings, k: 1 })).toBeNull();
+    // One close crisis sentence is not enough when k = 2 averages in a far one.
+    const lone: PrototypeVectors = { ...prototypes, examples: [{ crisis: false, crisisClass: null, vector: unit(0, 0, 1) }] };
+    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: lone }, { k: 1, minCrisis: 0.6, minMargin: 0.05 })).not.toBeNull();
+    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: withExamples }, { k: 3, minCrisis: 0.95, minMargin: 0.05 })).toBeNull();
+  });
+
   it("gives a crisis its emotion and keeps the crisis intent", () => {
     const medical = detect("my dad has crushing chest pain going down his left arm");
     expect(medical).toMatchObject({ crisis: true, topEmotion: "anxiety", intent: "crisis" });

@@ -1,3 +1,4 @@
+import { CRISIS_VOTE } from "./crisis-examples.js";
 import { CRISIS_CUES, foldForCues, IDIOMS, PAST_RECOVERED, RISK_WORDS, SAFE_CONTEXT } from "./crisis-rules.js";
 import { crisisMeaning, type MessageMeaning } from "./meaning.js";
 import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
@@ -9,16 +10,21 @@ export interface CrisisJudgement {
   by: "rules" | "meaning";
 }
 
-/** Thresholds of the judgement by meaning (chosen on the tune half of bench/labels). */
+/**
+ * Settings of the judgement by meaning, chosen by leave-one-out on the tune half of bench/labels
+ * (bench/judgement/train-crisis.ts).
+ */
 export interface CrisisMeaningThresholds {
-  /** Least similarity to the closest crisis prototype (default 0.65). */
+  /** How many nearest sentences of each side (crisis, look-alike) are averaged. */
+  k: number;
+  /** Least mean similarity of the k nearest crisis sentences. */
   minCrisis: number;
-  /** Least lead of that similarity over the closest look-alike prototype (default 0.10). */
+  /** Least lead of that mean over the k nearest look-alikes' mean. */
   minMargin: number;
 }
 
-/** The defaults `Process` uses. */
-export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { minCrisis: 0.65, minMargin: 0.1 };
+/** The defaults `Process` uses (generated into crisis-examples.ts). */
+export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { ...CRISIS_VOTE };
 
 const CLASS_PATTERNS = CRISIS_CLASSES.map((c) => [c, new RegExp(`(?<![\\w])(?:${CRISIS_CUES[c].join("|")})(?![\\w])`, "u")] as const);
 const SAFE = new RegExp(SAFE_CONTEXT.join("|"), "u");
@@ -52,8 +58,9 @@ export function pastRecovered(folded: string): boolean {
 /**
  * Judges whether a message is a crisis: the class cues, cancelled by a look-alike context (a joke
  * marker, a story, an exclamation) unless the intent is explicit, and by the past told as
- * recovered; then, with a semantic embedder, the similarity to the crisis prototypes when it is
- * high and clearly above the closest look-alike. Null when the message is not a crisis.
+ * recovered; then, with a semantic embedder, the nearest labelled sentences (hand prototypes and
+ * the tune examples): a crisis when the k nearest crisis sentences are close on average and
+ * closer than the k nearest look-alikes by a margin. Null when the message is not a crisis.
  */
 export function judgeCrisis(message: string, meaning?: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
   const folded = foldForCues(message);
@@ -64,7 +71,7 @@ export function judgeCrisis(message: string, meaning?: MessageMeaning, threshold
   if (ruled) return { crisisClass: ruled, by: "rules" };
   if (riskWords(folded)) return { crisisClass: "ideation", by: "rules" };
   if (!meaning) return null;
-  const m = crisisMeaning(meaning);
+  const m = crisisMeaning(meaning, thresholds.k);
   if (m.crisis >= thresholds.minCrisis && m.crisis - m.safe >= thresholds.minMargin) return { crisisClass: m.crisisClass, by: "meaning" };
   return null;
 }

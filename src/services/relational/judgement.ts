@@ -17,7 +17,7 @@ export function prototypesFor(embedder: Embedder): Promise<PrototypeVectors> | n
   if (!pending) {
     const texts = prototypeTexts();
     pending = embedder
-      .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t)])
+      .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t), ...texts.examples.map(([, , t]) => t)])
       .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS } : null));
     pending.catch(() => cache.delete(embedder));
     cache.set(embedder, pending);
