@@ -20,6 +20,7 @@ import type { ServiceDeps } from "./services/deps.js";
 import { createConversationService } from "./services/conversations/conversation-service.js";
 import { createDriftService } from "./services/drift/drift-service.js";
 import { warmUpParsers } from "./core/extract/warm-up.js";
+import { prototypesFor } from "./services/relational/judgement.js";
 import { AccessTracker } from "./services/memory/access-tracker.js";
 import { createMemoryService } from "./services/memory/memory-service.js";
 import { AuditLog } from "./services/privacy/audit-log.js";
@@ -95,6 +96,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   access.start();
   const clock = overrides.clock ?? systemClock;
   warmUpParsers(clock.now().getTime());
+  // The offline judgement's example sentences (~500) are embedded once; with the local sentence
+  // model do it now, in the background, so the first Process does not wait seconds for it.
+  if (config.embedder === "use") prototypesFor(embedder)?.catch((err: unknown) => logger.warn({ err }, "judgement prototypes not embedded; retried on first use"));
   const usage = (meter = new UsageMeter(store, clock, logger));
   usage.start();
   const retention = new RetentionPolicy(store, clock, logger);
