@@ -46,6 +46,21 @@ describe("Maintainer", () => {
     expect((await episodes.match("dog", where.eq("user", "u"), 20)).length).toBe(12);
   });
 
+  it("waits for a lull before compacting, and stop() ends a pass still waiting for one", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    for (let i = 0; i < 4; i++) await episodes.upsert([episode(`q${i}`, "u", `quiet ${i}`, i, 8)]);
+    let asked = 0;
+    const never = new Promise<void>(() => undefined);
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
+    const pass = maintainer.runOnce();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(asked).toBe(1);
+    await maintainer.stop();
+    expect(await pass).toBe(0);
+    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
+  });
+
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
     const store = await freshStore(8);
     const episodes = await store.episodes("t");

@@ -102,6 +102,9 @@ export class Maintainer {
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
   private lastWrites = "";
+  /** Resolved by `stop`, so a pass waiting for a lull in requests ends at once. */
+  private signalStop: () => void = () => undefined;
+  private readonly stopping = new Promise<void>((resolve) => (this.signalStop = resolve));
 
   constructor(
     private readonly store: MaintainedStore,
@@ -126,9 +129,16 @@ export class Maintainer {
   /** Stops the timer and waits for a pass in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.signalStop();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.pass;
+  }
+
+  /** Waits for `whenQuiet`; false when `stop` came first (shutdown does not wait for a lull). */
+  private async quietOrStopped(): Promise<boolean> {
+    if (this.options.whenQuiet) await Promise.race([this.options.whenQuiet(), this.stopping]);
+    return !this.stopped;
   }
 
   /** Runs one pass now (or joins the one in flight); resolves with how many tasks ran. */
@@ -186,13 +196,13 @@ export class Maintainer {
     // its end, a pass every 30 s found a table optimized 30 s ago "not rested" and skipped a period.
     const rested = !last.ran || Date.now() - last.at >= 0.95 * (this.options.minIntervalMs ?? 30_000) || small >= 8 * smallLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= (this.options.unindexedRows ?? 20_000))) || overdue) {
-      await this.options.whenQuiet?.();
+      if (!(await this.quietOrStopped())) return tasks;
       await this.optimize(name, entry, stats.fragmentStats.numFragments, unindexed);
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !indices.some((i) => i.columns.includes(vectorColumn))) {
-      await this.options.whenQuiet?.();
+      if (!(await this.quietOrStopped())) return tasks;
       await this.vectorIndex(name, entry, vectorColumn, stats.numRows);
       tasks++;
     }
