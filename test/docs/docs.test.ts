@@ -119,6 +119,12 @@ describe("reference tables in docs/", () => {
     for (const page of readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md"))) expect(readme, page).toContain(`(docs/${page})`);
   });
 
+  it("README's SDK snippet is the one the agents doc test runs", () => {
+    const sdk = /<!-- agents-test: sdk -->\n```ts\n([\s\S]*?)```/.exec(doc("docs/agents.md"))?.[1];
+    expect(sdk).toBeDefined();
+    expect(doc("README.md")).toContain(`\`\`\`ts\n${sdk}\`\`\``);
+  });
+
   it("docs/benchmarks.md is what scripts/bench-tables.mjs renders from bench/results", async () => {
     const { render } = (await import(join(ROOT, "scripts", "bench-tables.mjs"))) as { render: () => string };
     expect(doc("docs/benchmarks.md")).toBe(render());
