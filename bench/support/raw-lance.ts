@@ -1,3 +1,5 @@
+// Before LanceDB starts: without it the baseline's full-text index build can park the only CPU-pool thread (see engine-env.ts).
+import "../../src/adapters/lancedb/engine-env.js";
 import * as lancedb from "@lancedb/lancedb";
 import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
 import { renderCondition } from "../../src/adapters/lancedb/filter.js";
