@@ -14,7 +14,7 @@
  *
  * Every row is scored per conversation and per category, and the rows are also read as two-way
  * folds (bench/locomo/folds.ts): pick the best row on one conversation, score it on the other.
- * Prints tables and writes bench/results/locomo.json (`node scripts/bench-tables.mjs` turns it
+ * Prints tables and writes bench/results/recall-quality.json (`node scripts/bench-tables.mjs` turns it
  * into the table of docs/recall.md).
  */
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -278,7 +278,7 @@ async function main(): Promise<void> {
       latency.push([`Recall took_millis p50 (${combined.turns}-turn scope, server)`, `${combined.tookMillis.p50} ms`]);
     }
     console.log(`\nSpeed (use embedder, this machine)\n${latency.toString()}`);
-    const file = writeResults("locomo", {
+    const file = writeResults("recall-quality", {
       at: new Date().toISOString(),
       command: `npm run bench:locomo -- ${process.argv.slice(2).join(" ")}`.trim(),
       machine: { cpus: cpus().length, loadavgAtStart, loadavgAtEnd: loadavg(), node: process.version, shared: true },

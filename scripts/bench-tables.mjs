@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Renders docs/benchmarks.md from bench/results/*.json (written by bench/support/stats.ts
 // `writeResults`): one section per bench with its date, machine, load and command, then its tables;
-// and the LoCoMo block of docs/recall.md from bench/results/locomo.json (`npm run bench:locomo`),
+// and the LoCoMo block of docs/recall.md from bench/results/recall-quality.json (`npm run bench:locomo`),
 // between <!-- bench-tables:locomo:start --> and <!-- bench-tables:locomo:end -->.
 // `node scripts/bench-tables.mjs` writes both; `--check` exits 1 when either is stale.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -45,7 +45,7 @@ const head = (cells) => [row(cells), row(cells.map(() => "---"))];
 
 /**
  * The markdown block for one bench:locomo result.
- * @param {any} result parsed bench/results/locomo.json
+ * @param {any} result parsed bench/results/recall-quality.json
  * @returns {string}
  */
 export function locomoTables(result) {
@@ -108,9 +108,9 @@ export function withBlock(doc, block) {
   return `${doc.slice(0, start + START.length)}\n${block}\n${doc.slice(end)}`;
 }
 
-/** docs/recall.md with its LoCoMo block rendered from bench/results/locomo.json. */
+/** docs/recall.md with its LoCoMo block rendered from bench/results/recall-quality.json. */
 export function renderRecallDoc() {
-  const result = JSON.parse(readFileSync(join(RESULTS, "locomo.json"), "utf8"));
+  const result = JSON.parse(readFileSync(join(RESULTS, "recall-quality.json"), "utf8"));
   return withBlock(readFileSync(RECALL_DOC, "utf8"), locomoTables(result));
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..");
 
 describe("docs/recall.md", () => {
-  it("shows the table scripts/bench-tables.mjs generates from bench/results/locomo.json", async () => {
+  it("shows the table scripts/bench-tables.mjs generates from bench/results/recall-quality.json", async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "bench-tables.mjs"), "--check"], { cwd: ROOT });
     expect(stderr).toBe("");
     expect(stdout).toBe("");
@@ -15,7 +15,7 @@ describe("docs/recall.md", () => {
 
   it("reports both folds and every row of the results", () => {
     const doc = readFileSync(join(ROOT, "docs", "recall.md"), "utf8");
-    const result = JSON.parse(readFileSync(join(ROOT, "bench", "results", "locomo.json"), "utf8")) as {
+    const result = JSON.parse(readFileSync(join(ROOT, "bench", "results", "recall-quality.json"), "utf8")) as {
       rows: { name: string }[];
       folds: { tunedOn: string; scoredOn: string }[];
     };

@@ -7,7 +7,7 @@ import { createProgram } from "../../src/cli.js";
 import { type RealServer, startRealServer } from "../support/real-server.js";
 
 /** A small LoCoMo-format conversation written for this test (a clone has no `../shared` datasets). */
-const LOCOMO = join(import.meta.dirname, "..", "fixtures", "locomo-invented.json");
+const LOCOMO = join(import.meta.dirname, "..", "fixtures", "invented-conversation.json");
 const ADMIN = "cli-admin-key-0123456789abcdef";
 const READER = "cli-read-key-0123456789abcdef";
 
