@@ -3,7 +3,7 @@ import { LanceStore } from "../adapters/lancedb/lance-store.js";
 import { decodeTenant } from "../adapters/lancedb/table-names.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { Collection } from "../ports/collection.js";
-import { where } from "../ports/condition.js";
+import { where } from "../core/condition.js";
 import type { Embedder } from "../ports/embedder.js";
 
 /** The tables whose vectors are a cache of their text (anchors re-embed themselves on read). */

@@ -1,5 +1,5 @@
-import type { Condition } from "../ports/condition.js";
-import { where } from "../ports/condition.js";
+import type { Condition } from "./condition.js";
+import { where } from "./condition.js";
 import { invalidArgument } from "./errors.js";
 import type { ScopeKey } from "./records.js";
 

@@ -9,7 +9,7 @@ import { invalidArgument, notFound } from "../../core/errors.js";
 import { checkCount, checkLength, LIMITS } from "../../core/limits.js";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import { inScope, isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import { memoryToProto, scopeToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { decodePageToken, encodePageToken } from "../page-token.js";

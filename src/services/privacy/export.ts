@@ -1,5 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import { settle } from "../../core/relational/state.js";
 import type { ExportedTable } from "../../gen/agentmem/v1/privacy_service_pb.js";
 import { memoryToProto, scopeToProto, ts } from "../convert.js";
