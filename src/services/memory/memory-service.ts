@@ -3,7 +3,7 @@ import { MemoryService } from "../../gen/agentmem/v1/memory_service_pb.js";
 import { invalidArgument, tooLarge } from "../../core/errors.js";
 import { LIMITS } from "../../core/limits.js";
 import { matchStrength } from "../../core/match-strength.js";
-import { resolveTenant } from "../../server/principal.js";
+import { resolveTenant } from "../request-context.js";
 import { factTypeToProto, memoryToProto, strengthToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { withUnimplemented } from "../unimplemented.js";

@@ -1,23 +1,12 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { requiredRole } from "../../server/method-roles.js";
-import { DEV_TENANT, principalKey } from "../../server/principal.js";
+import { requiredRole } from "../method-roles.js";
+import { scopesOf, tenantOf } from "../request-context.js";
 import type { EraseBarrier } from "./erase-barrier.js";
-
-interface ScopedMessage {
-  scope?: { tenant?: string; user?: string };
-  items?: { scope?: { tenant?: string; user?: string } }[];
-}
 
 /** The (tenant, end-user) pairs a write request names, tenants resolved like `resolveTenant` (a mismatch fails later, in the handler). */
 function targetsOf(req: unknown, ctx: HandlerContext): { tenant: string; user: string }[] {
-  const pinned = ctx.values.get(principalKey).tenant;
-  const m = req as ScopedMessage;
-  const targets: { tenant: string; user: string }[] = [];
-  for (const scope of [m.scope, ...(m.items ?? []).map((i) => i.scope)]) {
-    if (scope?.user) targets.push({ tenant: pinned ?? (scope.tenant || DEV_TENANT), user: scope.user });
-  }
-  return targets;
+  return scopesOf(req).flatMap((scope) => (scope.user ? [{ tenant: tenantOf(ctx, scope), user: scope.user }] : []));
 }
 
 type Handler = (req: unknown, ctx: HandlerContext) => Promise<unknown>;

@@ -1,20 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { DEV_TENANT, principalKey } from "../../server/principal.js";
+import { scopesOf, tenantOf } from "../request-context.js";
 import type { UsageMeter } from "./usage-meter.js";
-
-interface ScopedMessage {
-  scope?: { tenant?: string };
-  items?: { scope?: { tenant?: string } }[];
-}
-
-/** The tenant a request acts on, as `resolveTenant` will decide it: the key's, else the named one. */
-function tenantOf(req: unknown, ctx: HandlerContext): string {
-  const pinned = ctx.values.get(principalKey).tenant;
-  if (pinned !== null) return pinned;
-  const m = req as ScopedMessage;
-  return m.scope?.tenant || m.items?.[0]?.scope?.tenant || DEV_TENANT;
-}
 
 type Handler = (req: unknown, ctx: HandlerContext) => unknown;
 
@@ -24,7 +11,7 @@ function attributeService<S extends DescService>(service: S, impl: object, meter
     const fn = out[method.localName];
     if (method.methodKind !== "unary" || typeof fn !== "function") continue;
     const handler = fn as Handler;
-    out[method.localName] = (req: unknown, ctx: HandlerContext) => meter.attribute(tenantOf(req, ctx), () => handler.call(impl, req, ctx));
+    out[method.localName] = (req: unknown, ctx: HandlerContext) => meter.attribute(tenantOf(ctx, scopesOf(req)[0]), () => handler.call(impl, req, ctx));
   }
   return out;
 }
