@@ -33,7 +33,7 @@ import { openWordVectors } from "../src/adapters/word-vectors/compact-word-vecto
 import type { Embedder } from "../src/ports/embedder.js";
 import type { WordVectors } from "../src/ports/word-vectors.js";
 import { DEV_TENANT } from "../src/services/request-context.js";
-import { type RunningServer, startServer } from "../src/server/server.js";
+import { type RunningServer, startServer } from "../src/compose/start-server.js";
 import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
 import { recallInput } from "../src/services/memory/requests.js";
 import { bm25Rankings } from "./locomo/bm25-baseline.js";
