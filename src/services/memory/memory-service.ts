@@ -11,7 +11,7 @@ import { createFactHandlers, rememberInferred } from "./fact-handlers.js";
 import { forget, getMemory, history, listMemories, memoryHistory } from "./queries.js";
 import { recall } from "./recall.js";
 import { rollup } from "./rollup.js";
-import { usage } from "./usage.js";
+import { usageReport } from "./usage-report.js";
 import { rememberAll } from "./remember.js";
 import { recallInput, rememberInput } from "./requests.js";
 
@@ -83,7 +83,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
     forget: (req, ctx) => forget(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     history: (req, ctx) => history(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     rollup: (req, ctx) => rollup(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
-    usage: (req, ctx) => usage(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
+    usage: (req, ctx) => usageReport(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
 
     async stats() {
       const e = deps.embedder;
