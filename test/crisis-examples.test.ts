@@ -4,7 +4,7 @@ import { judgeCrisis } from "../src/core/relational/crisis.js";
 import { CRISIS_EXAMPLES, CRISIS_VOTE } from "../src/core/relational/crisis-examples.js";
 import { crisisMeaning } from "../src/core/relational/meaning.js";
 import { halfOf } from "../bench/support/label-split.js";
-import { judgeMessage, prototypesFor } from "../src/services/relational/judgement.js";
+import { judgeOffline, prototypesFor } from "../src/services/relational/judgement.js";
 
 describe("crisis examples (issue 21)", () => {
   it("are tune-half texts only, with crisis and look-alike messages", () => {
@@ -30,11 +30,11 @@ describe("crisis examples (issue 21)", () => {
     const quiet = "i keep picturing the bottle of pills in the cupboard and how quiet it would be";
     expect(judgeCrisis(quiet)).toBeNull();
     const [quietVector] = await embedder.embed([quiet]);
-    expect((await judgeMessage(embedder, quiet, quietVector)).crisisReason).toMatchObject({ by: "meaning" });
+    expect((await judgeOffline(embedder, quiet, quietVector)).crisisReason).toMatchObject({ by: "meaning" });
     // Everyday troubles are not flagged.
     for (const text of ["the dishwasher broke again, what a day", "my hamster died and i'm a bit sad"]) {
       const [v] = await embedder.embed([text]);
-      expect((await judgeMessage(embedder, text, v)).crisis, text).toBe(false);
+      expect((await judgeOffline(embedder, text, v)).crisis, text).toBe(false);
     }
   });
 });

@@ -6,8 +6,11 @@ import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
 /** Why a message reads as a crisis. */
 export interface CrisisJudgement {
   crisisClass: CrisisClass;
-  /** "rules" when a cue matched, "meaning" when only the similarity to the crisis prototypes did. */
-  by: "rules" | "meaning";
+  /**
+   * "rules" when a cue matched, "meaning" when only the similarity to the labelled sentences did,
+   * "model" when only the configured chat model did.
+   */
+  by: "rules" | "meaning" | "model";
 }
 
 /**
