@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { AgentMemError, logDetailOf } from "../../core/errors.js";
 import { detect, type Detection, hasComplaintCue } from "../../core/relational/detector.js";
+import { CRISIS_THRESHOLD, CRISIS_WEIGHTS, CRISIS_WEIGHTS_MODEL } from "../../core/relational/crisis-weights.js";
 import { EMOTION_WEIGHTS, EMOTION_WEIGHTS_MODEL } from "../../core/relational/emotion-weights.js";
 import { type MessageMeaning, type PrototypeVectors, prototypeTexts, prototypeVectors } from "../../core/relational/meaning.js";
 import { type ModelJudgement, modelJudgementPrompt, parseModelJudgement, withModelJudgement } from "../../core/relational/model-judgement.js";
@@ -23,9 +24,12 @@ export function prototypesFor(embedder: Embedder): Promise<PrototypeVectors> | n
   let pending = cache.get(embedder);
   if (!pending) {
     const texts = prototypeTexts();
+    // With a trained crisis model the labelled examples of the nearest-sentence vote are not needed.
+    const crisisModel = embedder.model === CRISIS_WEIGHTS_MODEL ? { weights: CRISIS_WEIGHTS, threshold: CRISIS_THRESHOLD } : null;
+    const examples = crisisModel ? [] : texts.examples.map(([, , t]) => t);
     pending = embedder
-      .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t), ...texts.examples.map(([, , t]) => t)])
-      .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS } : null));
+      .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t), ...examples])
+      .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS } : null, crisisModel));
     pending.catch(() => cache.delete(embedder));
     cache.set(embedder, pending);
   }
