@@ -75,7 +75,7 @@ export function statementSentences(content: string): string[] {
 
 // A statement of change: only such a statement may close a fact on meaning alone.
 const CHANGE =
-  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot)\b/i;
+  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot|shifted|swapped|headed|(?:moved|went|switched)\s+over|got\s+on|handed\s+in|gone\s+back|back\s+(?:at|to|in)|these\s+days|no\s+more|fianc[eé]e?|widower|sold|made\s+it\s+(?:down|up|over|out)|off\s+the\s+market|redundan\w*|defended|passed)\b/i;
 const SPEAKER_FIRST =
   /^\W*(?:(?:so|well|and|but|finally|update|quick\s+one|honestly|anyway|plans\s+change|big\s+news)\W+)*(?:I\b|we\b|me\s+(?:and|n|&)\s|\p{Lu}[\p{L}-]*\s+and\s+(?:I|me)\b)/iu;
 const WORK = new Set<SlotName>(["works_at", "job"]);
