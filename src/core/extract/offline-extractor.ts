@@ -87,6 +87,13 @@ function speakerActs(sentence: string, selfNames: readonly string[]): boolean {
   return selfNames.some((n) => sentence.trim().toLowerCase().startsWith(n.toLowerCase()));
 }
 
+/** True for a statement about the speaker by their own name ("Gwen has officially moved to Cardiff!"). */
+function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
+  const s = sentence.trim();
+  if (s.endsWith("?") || (s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return false;
+  return selfNames.some((n) => new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "u").test(s));
+}
+
 /**
  * Stored facts a statement closes by meaning: the statement is actual, tells of a change, its
  * actor is the speaker, and its slot (by meaning or rules) is the stored fact's slot (by rules or
@@ -140,7 +147,7 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
     for (const sentence of statementSentences(message.content)) {
-      if (firstPersonStatement(sentence) === "none") continue;
+      if (firstPersonStatement(sentence) === "none" && !namesSpeaker(sentence, selfNames)) continue;
       const dates = findDates(sentence, input.observedAt);
       const text = absoluteDates(toThirdPerson(sentence, subject), dates);
       // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
