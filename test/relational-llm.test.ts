@@ -16,7 +16,12 @@ afterAll(async () => {
   await fake.close();
 });
 
-const chatBodies = () => fake.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.body as ChatCompletionBody);
+// Judgement requests (JSON, issue 21) go to the same model; these tests look at the reply requests.
+const chatBodies = () =>
+  fake.requests
+    .filter((r) => r.path === "/v1/chat/completions")
+    .map((r) => r.body as ChatCompletionBody)
+    .filter((b) => b.response_format?.type !== "json_object");
 
 describe("Process with an OpenAI-compatible chat model", () => {
   it("replies with the model's answer, conditioned on the memories and the tone in the system prompt", async () => {

@@ -116,6 +116,13 @@ describe("offline extractor", () => {
     expect(facts[1].factType).toBe("event");
   });
 
+  it("reads a statement by the speaker's own name as the speaker's, and another name's as not", () => {
+    const run = (content: string) =>
+      extractOffline({ observedAt: MAR_02_2026, strategies: [], storedFacts: [{ id: "g1", text: "Gwen lives in Swansea." }], messages: [{ id: "t1", role: "user", name: "Gwen", content }] });
+    expect(run("Gwen has officially moved to Cardiff!").map((f) => f.supersedes)).toEqual([["g1"]]);
+    expect(run("Rhys has officially moved to Cardiff!")).toEqual([]);
+  });
+
   it("keeps only the requested kinds with strategies", () => {
     const facts = extractOffline({
       observedAt: MAR_02_2026,

@@ -75,7 +75,7 @@ export function statementSentences(content: string): string[] {
 
 // A statement of change: only such a statement may close a fact on meaning alone.
 const CHANGE =
-  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot)\b/i;
+  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot|shifted|swapped|headed|(?:moved|went|switched)\s+over|got\s+on|handed\s+in|gone\s+back|back\s+(?:at|to|in)|these\s+days|no\s+more|fianc[eé]e?|widower|sold|made\s+it\s+(?:down|up|over|out)|off\s+the\s+market|redundan\w*|defended|passed)\b/i;
 const SPEAKER_FIRST =
   /^\W*(?:(?:so|well|and|but|finally|update|quick\s+one|honestly|anyway|plans\s+change|big\s+news)\W+)*(?:I\b|we\b|me\s+(?:and|n|&)\s|\p{Lu}[\p{L}-]*\s+and\s+(?:I|me)\b)/iu;
 const WORK = new Set<SlotName>(["works_at", "job"]);
@@ -85,6 +85,13 @@ const SPEAKER_OBJECT = /\b(?:made|moved|promoted|hired|transferred|let|took|offe
 function speakerActs(sentence: string, selfNames: readonly string[]): boolean {
   if (SPEAKER_FIRST.test(sentence) || SPEAKER_OBJECT.test(sentence)) return true;
   return selfNames.some((n) => sentence.trim().toLowerCase().startsWith(n.toLowerCase()));
+}
+
+/** True for a statement about the speaker by their own name ("Gwen has officially moved to Cardiff!"). */
+function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
+  const s = sentence.trim();
+  if (s.endsWith("?") || (s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return false;
+  return selfNames.some((n) => new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "u").test(s));
 }
 
 /**
@@ -140,7 +147,7 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
     for (const sentence of statementSentences(message.content)) {
-      if (firstPersonStatement(sentence) === "none") continue;
+      if (firstPersonStatement(sentence) === "none" && !namesSpeaker(sentence, selfNames)) continue;
       const dates = findDates(sentence, input.observedAt);
       const text = absoluteDates(toThirdPerson(sentence, subject), dates);
       // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").

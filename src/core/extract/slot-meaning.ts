@@ -10,6 +10,9 @@ import type { SlotName } from "./slots.js";
  */
 export const SLOT_PROTOTYPES: Readonly<Record<SlotName | "none", readonly string[]>> = {
   lives_in: [
+    "I live in a small town by the coast.",
+    "I rent a flat in the city.",
+    "My house is in a village up north.",
     "I moved to a new city.",
     "We relocated to another town last month.",
     "I've settled into my new place in another city.",
@@ -21,6 +24,9 @@ export const SLOT_PROTOTYPES: Readonly<Record<SlotName | "none", readonly string
     "Our new flat is in the city centre.",
   ],
   works_at: [
+    "I work at a supermarket.",
+    "I'm a nurse at the local hospital.",
+    "I drive for a delivery company.",
     "I started a new job at another company.",
     "I left my old employer and joined a new one.",
     "I quit and now work somewhere else.",
@@ -32,6 +38,9 @@ export const SLOT_PROTOTYPES: Readonly<Record<SlotName | "none", readonly string
     "I escaped that place and work at a different hospital now.",
   ],
   job: [
+    "I'm a student.",
+    "I work as a cleaner.",
+    "I'm a stay-at-home parent.",
     "I got promoted to manager.",
     "I changed careers and became a teacher.",
     "I retrained and work as an electrician now.",
@@ -43,6 +52,10 @@ export const SLOT_PROTOTYPES: Readonly<Record<SlotName | "none", readonly string
     "I'm a doctor.",
   ],
   relationship: [
+    "I'm married to my wife.",
+    "I'm dating someone.",
+    "I'm single.",
+    "I live with my boyfriend.",
     "We got married.",
     "We broke up.",
     "I'm single again.",
@@ -54,6 +67,9 @@ export const SLOT_PROTOTYPES: Readonly<Record<SlotName | "none", readonly string
     "He proposed and I said yes.",
   ],
   name: [
+    "My name is Sam Taylor.",
+    "I'm called Alex.",
+    "Hi, I'm Jordan.",
     "I changed my name.",
     "Please call me by my new name.",
     "I took my husband's surname.",
@@ -83,7 +99,7 @@ export function slotPrototypeTexts(): { slot: SlotName | "none"; text: string }[
   return (Object.keys(SLOT_PROTOTYPES) as (SlotName | "none")[]).flatMap((slot) => SLOT_PROTOTYPES[slot].map((text) => ({ slot, text })));
 }
 
-/** Thresholds of the slot judgement by meaning (chosen on the tune half of bench/labels). */
+/** Thresholds of the slot judgement by meaning (chosen on the tune half of bench/labels; the stored-fact ones by a sweep there, 2026-12-04). */
 export interface SlotMeaningThresholds {
   /** Least similarity to the closest prototype of the slot (default 0.5). */
   minSimilarity: number;
@@ -91,8 +107,15 @@ export interface SlotMeaningThresholds {
   minMargin: number;
 }
 
-/** The defaults the offline extractor uses. */
+/** The defaults the offline extractor uses for a new statement (which must also tell of a change). */
 export const SLOT_MEANING_THRESHOLDS: SlotMeaningThresholds = { minSimilarity: 0.5, minMargin: 0.05 };
+
+/**
+ * The defaults for a stored fact: a plain statement of the speaker's state ("Diego drives for
+ * Uber most nights") sits further from the prototypes than a told change, and a stored fact's
+ * slot only matters once a new statement of change by the speaker names the same slot.
+ */
+export const STORED_SLOT_THRESHOLDS: SlotMeaningThresholds = { minSimilarity: 0.4, minMargin: 0.02 };
 
 /** The slot a statement speaks of by meaning, or null when it is none or unclear. */
 export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = SLOT_MEANING_THRESHOLDS): SlotName | null {

@@ -1,13 +1,17 @@
 import { CRISIS_VOTE } from "./crisis-examples.js";
 import { CRISIS_CUES, foldForCues, IDIOMS, PAST_RECOVERED, RISK_WORDS, SAFE_CONTEXT } from "./crisis-rules.js";
-import { crisisMeaning, type MessageMeaning } from "./meaning.js";
+import { crisisFeatures, crisisScore } from "./crisis-model.js";
+import { bestPerLabel, crisisMeaning, type MessageMeaning } from "./meaning.js";
 import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
 
 /** Why a message reads as a crisis. */
 export interface CrisisJudgement {
   crisisClass: CrisisClass;
-  /** "rules" when a cue matched, "meaning" when only the similarity to the crisis prototypes did. */
-  by: "rules" | "meaning";
+  /**
+   * "rules" when a cue matched, "meaning" when only the similarity to the labelled sentences did,
+   * "model" when only the configured chat model did.
+   */
+  by: "rules" | "meaning" | "model";
 }
 
 /**
@@ -58,9 +62,8 @@ export function pastRecovered(folded: string): boolean {
 /**
  * Judges whether a message is a crisis: the class cues, cancelled by a look-alike context (a joke
  * marker, a story, an exclamation) unless the intent is explicit, and by the past told as
- * recovered; then, with a semantic embedder, the nearest labelled sentences (hand prototypes and
- * the tune examples): a crisis when the k nearest crisis sentences are close on average and
- * closer than the k nearest look-alikes by a margin. Null when the message is not a crisis.
+ * recovered; then, with a semantic embedder, meaning (`crisisByMeaning`). Null when the message
+ * is not a crisis.
  */
 export function judgeCrisis(message: string, meaning?: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
   const folded = foldForCues(message);
@@ -71,6 +74,23 @@ export function judgeCrisis(message: string, meaning?: MessageMeaning, threshold
   if (ruled) return { crisisClass: ruled, by: "rules" };
   if (riskWords(folded)) return { crisisClass: "ideation", by: "rules" };
   if (!meaning) return null;
+  return crisisByMeaning(meaning, thresholds);
+}
+
+/**
+ * The reading by meaning alone: the trained crisis model when the embedder has one, else the
+ * nearest labelled sentences. The class is that of the closest crisis prototype (model) or of
+ * the closest crisis sentence naming one (vote).
+ */
+export function crisisByMeaning(meaning: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
+  const model = meaning.prototypes.crisisModel;
+  if (model) {
+    const classes = bestPerLabel(meaning.vector, meaning.prototypes.crisis);
+    const safe = bestPerLabel(meaning.vector, meaning.prototypes.safe).get("safe") ?? 0;
+    if (crisisScore(model, crisisFeatures(meaning.vector, classes, safe)) < model.threshold) return null;
+    const [crisisClass] = [...classes].sort((a, b) => b[1] - a[1])[0];
+    return { crisisClass, by: "meaning" };
+  }
   const m = crisisMeaning(meaning, thresholds.k);
   if (m.crisis >= thresholds.minCrisis && m.crisis - m.safe >= thresholds.minMargin) return { crisisClass: m.crisisClass, by: "meaning" };
   return null;

@@ -48,6 +48,11 @@ function unnegatedMatch(text: string, pattern: RegExp): boolean {
   return false;
 }
 
+/** True when the message carries an unnegated complaint cue (refund, charged twice …). */
+export function hasComplaintCue(message: string): boolean {
+  return unnegatedMatch(normalizeMessage(message), COMPLAINT);
+}
+
 /** True for mostly capital letters (≥ 6 letters) or repeated exclamation marks. */
 export function isShouting(text: string, capsRatio = 0.7): boolean {
   if (/!\s*!/.test(text)) return true;
@@ -77,6 +82,6 @@ export function detect(message: string, options: DetectorOptions = {}, meaning?:
     shoutedAngerValence: options.shoutedAngerValence ?? -0.2,
     joyValence: options.joyValence ?? 0.6,
   });
-  const complaintCue = unnegatedMatch(text, COMPLAINT);
+  const complaintCue = hasComplaintCue(message);
   return { emotions, topEmotion, shouting, crisis, crisisReason, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
 }

@@ -6,17 +6,31 @@ export const EMOTION_CLASSES = ["none", ...EMOTIONS] as const;
 /** One class of the emotion classifier. */
 export type EmotionClass = Emotion | "none";
 
-/** A linear classifier over one embedder's vectors: one weight row per class, bias last. */
+/** A linear classifier over {@link emotionFeatures}: one weight row per class, bias last. */
 export interface EmotionModel {
   weights: readonly (readonly number[])[];
 }
 
-/** Class probabilities (softmax of the linear scores) for one vector. */
-export function emotionProbabilities(model: EmotionModel, vector: Float32Array): Map<EmotionClass, number> {
+// The vector is scaled so it and the lexicon features share one L2 penalty sensibly.
+const SCALE = 4;
+
+/**
+ * The classifier's features: the message vector (scaled), VADER valence, and one flag per emotion
+ * the rules found (cue sets with negation, sarcasm, the crisis, shouting), in `EMOTIONS` order.
+ */
+export function emotionFeatures(vector: ArrayLike<number>, ruleEmotions: ReadonlySet<Emotion> | readonly Emotion[], valence: number): number[] {
+  const has = (e: Emotion) => ("has" in ruleEmotions ? ruleEmotions.has(e) : ruleEmotions.includes(e));
+  const out = Array.from(vector, (x) => x * SCALE);
+  out.push(valence, ...EMOTIONS.map((e) => (has(e) ? 1 : 0)));
+  return out;
+}
+
+/** Class probabilities (softmax of the linear scores) for some features. */
+export function emotionProbabilities(model: EmotionModel, features: readonly number[]): Map<EmotionClass, number> {
   const z = model.weights.map((w) => {
     let s = w[w.length - 1];
-    const n = Math.min(vector.length, w.length - 1);
-    for (let j = 0; j < n; j++) s += w[j] * vector[j];
+    const n = Math.min(features.length, w.length - 1);
+    for (let j = 0; j < n; j++) s += w[j] * features[j];
     return s;
   });
   const max = Math.max(...z);

@@ -1,5 +1,5 @@
 import type { CrisisJudgement } from "./crisis.js";
-import type { EmotionClass } from "./emotion-model.js";
+import { type EmotionClass, type EmotionModel, emotionFeatures, emotionProbabilities } from "./emotion-model.js";
 import { cuePattern, EMOTION_CUES, NEGATORS } from "./lexicon.js";
 import { emotionScores, type MessageMeaning } from "./meaning.js";
 import { type Emotion, EMOTIONS } from "./mood.js";
@@ -33,8 +33,7 @@ const SARCASM =
 const BAD_TURN = /\b(?:again|cancel+ed|didn't|wouldn't|won't|broke|broken|spilled|spilt|another|late|lost|rain(?:ing)?|failed|stuck|ran for|jammed|crashed|no one|nobody)\b/;
 // With rules alone, the order in which a mixed message's strongest emotion is picked.
 const RULE_PRIORITY: readonly Emotion[] = ["anger", "sadness", "anxiety", "frustration", "gratitude", "joy"];
-/** Least probability (trained classifier) or similarity (prototypes) for an emotion found only by meaning. */
-const MIN_MODEL_PROBABILITY = 0.27;
+/** Least similarity to an emotion's prototypes for an emotion found only by meaning. */
 const MIN_PROTOTYPE_SIMILARITY = 0.6;
 
 function negated(text: string, at: number): boolean {
@@ -65,10 +64,10 @@ function crisisEmotion(crisis: CrisisJudgement): Emotion {
 }
 
 /**
- * Emotions by cue sets (with negation and sarcasm), the crisis, shouting and VADER; with a
- * semantic embedder, meaning picks the strongest of them, or names one when no cue matched.
+ * The emotions the rules find: cue sets (with negation), sarcasm, the crisis and shouting, and
+ * VADER's joy for a strongly positive message with no cue.
  */
-export function judgeEmotions(text: string, e: EmotionEvidence): EmotionJudgement {
+export function ruleEmotions(text: string, e: EmotionEvidence): Set<Emotion> {
   const found = cueEmotions(text);
   if (found.has("joy") && SARCASM.test(text) && BAD_TURN.test(text)) {
     found.delete("joy");
@@ -79,14 +78,38 @@ export function judgeEmotions(text: string, e: EmotionEvidence): EmotionJudgemen
     found.delete("frustration");
     found.add("anger");
   }
+  // VADER rates "not sad" positive; a negated message is not joy just because it is not sad.
+  if (found.size === 0 && e.valence >= e.joyValence && !NEGATORS.test(text)) found.add("joy");
+  return found;
+}
+
+/**
+ * The trained classifier decides (vector, valence and the rules' emotions as features): its most
+ * likely class is the top emotion, added to the rules' emotions; "none" means no emotion. A
+ * crisis keeps its emotion on top.
+ */
+function judgeByModel(found: Set<Emotion>, e: EmotionEvidence, model: EmotionModel, vector: Float32Array): EmotionJudgement {
+  const p = emotionProbabilities(model, emotionFeatures(vector, found, e.valence));
+  const [best] = [...p].sort((a, b) => b[1] - a[1])[0];
+  const crisis = e.crisis ? crisisEmotion(e.crisis) : null;
+  const kept = best === "none" ? new Set<Emotion>(crisis ? [crisis] : []) : new Set<Emotion>([...found, best]);
+  return { emotions: EMOTIONS.filter((x) => kept.has(x)), top: crisis ?? (best === "none" ? null : best) };
+}
+
+/**
+ * Emotions by the rules (`ruleEmotions`); with the `use` embedder the trained classifier decides
+ * over them, with another semantic embedder the prototypes pick the strongest of them or name one
+ * when no cue matched.
+ */
+export function judgeEmotions(text: string, e: EmotionEvidence): EmotionJudgement {
+  const found = ruleEmotions(text, e);
+  const model = e.meaning?.prototypes.emotionModel;
+  if (model && e.meaning) return judgeByModel(found, e, model, e.meaning.vector);
   const scores: Map<EmotionClass, number> | null = e.meaning ? emotionScores(e.meaning) : null;
   if (found.size === 0 && scores) {
     const [best, score] = [...scores].sort((a, b) => b[1] - a[1])[0];
-    const bar = e.meaning?.prototypes.emotionModel ? MIN_MODEL_PROBABILITY : MIN_PROTOTYPE_SIMILARITY;
-    if (best !== "none" && score >= bar) found.add(best);
+    if (best !== "none" && score >= MIN_PROTOTYPE_SIMILARITY) found.add(best);
   }
-  // VADER rates "not sad" positive; a negated message is not joy just because it is not sad.
-  if (found.size === 0 && e.valence >= e.joyValence && !NEGATORS.test(text)) found.add("joy");
   const emotions = EMOTIONS.filter((x) => found.has(x));
   let top: Emotion | null = null;
   if (e.crisis) top = crisisEmotion(e.crisis);

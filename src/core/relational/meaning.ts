@@ -1,7 +1,8 @@
 import { cosine } from "../ranking.js";
 import { CRISIS_EXAMPLES } from "./crisis-examples.js";
+import type { CrisisModel } from "./crisis-model.js";
 import { type CrisisCloseness, crisisCloseness, type CrisisExampleVector } from "./crisis-vote.js";
-import { type EmotionClass, type EmotionModel, emotionProbabilities } from "./emotion-model.js";
+import type { EmotionClass, EmotionModel } from "./emotion-model.js";
 import { EMOTIONS, type Emotion } from "./mood.js";
 import { CRISIS_CLASSES, CRISIS_PROTOTYPES, type CrisisClass, EMOTION_PROTOTYPES, SAFE_PROTOTYPES } from "./prototypes.js";
 
@@ -18,7 +19,12 @@ export interface PrototypeVectors {
   emotions: readonly Prototype<Emotion | "none">[];
   /** A classifier trained for this embedder's vectors, when there is one (the `use` embedder). */
   emotionModel: EmotionModel | null;
-  /** Labelled messages (crisis and look-alike) the crisis reading also compares with (crisis-examples.ts). */
+  /**
+   * A crisis model trained for this embedder's vectors, when there is one (the `use` embedder):
+   * then it reads crises by meaning, and the nearest-sentence vote below is not used.
+   */
+  crisisModel?: CrisisModel | null;
+  /** Labelled messages (crisis and look-alike) the nearest-sentence vote also compares with (crisis-examples.ts). */
   examples?: readonly CrisisExampleVector[];
 }
 
@@ -51,14 +57,14 @@ export function prototypeTexts(): { crisis: [CrisisClass, string][]; safe: strin
 }
 
 /** Builds the prototype set from vectors embedded in `prototypeTexts()` order (crisis, safe, emotions, examples). */
-export function prototypeVectors(vectors: readonly Float32Array[], emotionModel: EmotionModel | null = null): PrototypeVectors {
+export function prototypeVectors(vectors: readonly Float32Array[], emotionModel: EmotionModel | null = null, crisisModel: CrisisModel | null = null): PrototypeVectors {
   const texts = prototypeTexts();
   let i = 0;
   const crisis = texts.crisis.map(([label]) => ({ label, vector: vectors[i++] }));
   const safe = texts.safe.map(() => ({ label: "safe" as const, vector: vectors[i++] }));
   const emotions = texts.emotions.map(([label]) => ({ label, vector: vectors[i++] }));
   const examples = i < vectors.length ? texts.examples.map(([isCrisis, crisisClass]) => ({ crisis: isCrisis, crisisClass, vector: vectors[i++] })) : undefined;
-  return { crisis, safe, emotions, emotionModel, examples };
+  return { crisis, safe, emotions, emotionModel, crisisModel, examples };
 }
 
 /** The best similarity per label. */
@@ -98,11 +104,7 @@ export function crisisMeaning(meaning: MessageMeaning, k = 1): CrisisMeaning {
   return crisisCloseness(meaning.vector, crisisSentences(meaning.prototypes), k);
 }
 
-/**
- * How strongly the message carries each emotion class by meaning: the trained classifier's
- * probabilities when the embedder has one, else the best similarity to each class's prototypes.
- */
+/** How close the message comes to each emotion class's prototypes (embedders without a trained classifier). */
 export function emotionScores(meaning: MessageMeaning): Map<EmotionClass, number> {
-  const model = meaning.prototypes.emotionModel;
-  return model ? emotionProbabilities(model, meaning.vector) : bestPerLabel(meaning.vector, meaning.prototypes.emotions);
+  return bestPerLabel(meaning.vector, meaning.prototypes.emotions);
 }

@@ -1,6 +1,6 @@
 import type { ExtractorContext } from "../../core/extract/extractor-prompt.js";
 import { type SlotMeaning, statementSentences } from "../../core/extract/offline-extractor.js";
-import { type SlotPrototypeVectors, slotByMeaning, slotPrototypeTexts } from "../../core/extract/slot-meaning.js";
+import { STORED_SLOT_THRESHOLDS, type SlotPrototypeVectors, slotByMeaning, slotPrototypeTexts } from "../../core/extract/slot-meaning.js";
 import type { SlotName } from "../../core/extract/slots.js";
 import type { Embedder } from "../../ports/embedder.js";
 
@@ -35,7 +35,7 @@ export async function slotMeaningFor(embedder: Embedder, context: ExtractorConte
     });
     const stored = new Map<string, SlotName>();
     for (const f of context.storedFacts) {
-      const slot = f.vector && f.vector.length === vectors[0]?.length ? slotByMeaning(f.vector, protos) : null;
+      const slot = f.vector && f.vector.length === vectors[0]?.length ? slotByMeaning(f.vector, protos, STORED_SLOT_THRESHOLDS) : null;
       if (slot) stored.set(f.id, slot);
     }
     return { sentences: bySentence, stored };

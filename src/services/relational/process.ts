@@ -59,7 +59,7 @@ async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: st
 }
 
 /**
- * One chat turn (Humane's process()): embed → detect (rules, and meaning with a semantic embedder) → retrieve the top-k memories of this end-user →
+ * One chat turn (Humane's process()): embed → detect (rules, meaning with a semantic embedder, and the chat model when one is configured) → retrieve the top-k memories of this end-user →
  * update the relation (atomically, at `at`) → build the context and system prompt → reply with
  * the chat model if one is configured → store the interaction as one memory and count mentions.
  */
@@ -68,7 +68,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
   const user = input.key.user;
   // One vector serves both the judgement by meaning (crisis, emotions) and retrieval.
   const [vector] = await deps.embedder.embed([input.message]);
-  const detection = await judgeMessage(deps.embedder, input.message, vector);
+  const detection = await judgeMessage(deps, tenant, input.message, vector);
   // Retrieval and the state update do not depend on each other: run them side by side. The
   // update refuses a replay into the past (AT_BEFORE_LAST_SEEN) before writing anything.
   // The relation's write goes on while the turn is built and stored: both commits land side by

@@ -1,0 +1,36 @@
+import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
+
+/**
+ * A linear crisis reading for one embedder's vectors (logistic regression, trained on the tune
+ * half of bench/labels by bench/judgement/train-crisis-model.ts): weights over the message vector
+ * and its best similarity to each crisis class's prototypes and to the look-alike prototypes.
+ */
+export interface CrisisModel {
+  /** One weight per feature of {@link crisisFeatures}, then the bias. */
+  weights: readonly number[];
+  /** Least score (log-odds) that reads as a crisis, chosen by cross-validation on tune. */
+  threshold: number;
+}
+
+// Features are scaled so the vector and the similarities share one L2 penalty sensibly.
+const SCALE = 4;
+
+/**
+ * The model's features: the vector, the best similarity per crisis class (in `CRISIS_CLASSES`
+ * order), the best look-alike similarity, and the lead of the best class over it, all scaled.
+ */
+export function crisisFeatures(vector: ArrayLike<number>, classSimilarity: ReadonlyMap<CrisisClass, number>, safeSimilarity: number): number[] {
+  const classes = CRISIS_CLASSES.map((c) => classSimilarity.get(c) ?? 0);
+  const out = Array.from(vector, (x) => x * SCALE);
+  out.push(...classes.map((s) => s * SCALE), safeSimilarity * SCALE, (Math.max(...classes) - safeSimilarity) * SCALE);
+  return out;
+}
+
+/** The model's score (log-odds of a crisis) for some features. */
+export function crisisScore(model: CrisisModel, features: readonly number[]): number {
+  const w = model.weights;
+  let z = w[w.length - 1];
+  const n = Math.min(features.length, w.length - 1);
+  for (let j = 0; j < n; j++) z += w[j] * features[j];
+  return z;
+}
