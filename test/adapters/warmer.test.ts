@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Warmer, type WarmBudget } from "../../src/adapters/lancedb/warmer.js";
+import { Warmer, type WarmBudget } from "../../src/adapters/row-cache/warmer.js";
 
 function budget(maxBytes: number, bytes = 0, partitions = 0): WarmBudget {
   return { maxBytes, counters: { bytes, partitions, warms: 0, warmsSkipped: 0 } };
