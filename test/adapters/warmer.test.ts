@@ -10,7 +10,7 @@ function job(log: string[], key: string, wanted = () => true) {
   return { wanted, run: async () => void log.push(key) };
 }
 
-describe("Warmer (background loads of cold partitions)", () => {
+describe("Warmer (background loads of end-users not held)", () => {
   it("loads only once no read is in flight, in request order", async () => {
     const b = budget(1_000);
     const warmer = new Warmer(b);

@@ -198,7 +198,7 @@ export class LanceStore implements Store {
     return this.budget.counters;
   }
 
-  /** Runs a request's work counted as in flight: background loads of cold partitions wait until none is. */
+  /** Runs a request's work counted as in flight: background loads of end-users not held wait until none is. */
   serving<R>(work: () => Promise<R>): Promise<R> {
     return this.warmer.reading(work);
   }
@@ -208,7 +208,7 @@ export class LanceStore implements Store {
     return this.warmer.quiet(idleMs, maxWaitMs);
   }
 
-  /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
+  /** Resolves once the background loads of end-users asked for so far have run (see `Warmer`). */
   warmed(): Promise<void> {
     return this.warmer.idle();
   }
