@@ -212,9 +212,14 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   /** The vector dimension of the table (0 without a vector column). */
   async dimension(): Promise<number> {
     if (!this.codec.vectorColumn) return 0;
-    const field = (await this.table.schema()).fields.find((f) => f.name === this.codec.vectorColumn);
-    return (field?.type as { listSize?: number } | undefined)?.listSize ?? 0;
+    if (this.dimensionOf === undefined) {
+      const field = (await this.table.schema()).fields.find((f) => f.name === this.codec.vectorColumn);
+      this.dimensionOf = (field?.type as { listSize?: number } | undefined)?.listSize ?? 0;
+    }
+    return this.dimensionOf;
   }
+
+  private dimensionOf: number | undefined;
 
   async load(column: string, value: string, limit: number, withVectors: boolean): Promise<LoadedRows> {
     const filter = renderCondition(where.eq(column, value)) ?? "";
