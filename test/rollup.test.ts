@@ -118,6 +118,20 @@ function faultyStore(store: Store, fail: { summaryWrite?: boolean; delete?: bool
     match: (text, condition, limit) => real.match(text, condition, limit),
     delete: (condition) => (fail.delete ? Promise.reject(new Error("injected: crash before delete")) : real.delete(condition)),
     patch: (ids, change, insert) => real.patch(ids, change, insert),
+    forUser: (user) => {
+      const mine = real.forUser(user);
+      return {
+        user,
+        get: (ids) => mine.get(ids),
+        find: (condition, options) => mine.find(condition, options),
+        project: (condition, columns) => mine.project(condition, columns),
+        count: (condition) => mine.count(condition),
+        nearest: (vector, condition, limit, options) => mine.nearest(vector, condition, limit, options),
+        match: (text, condition, limit, options) => mine.match(text, condition, limit, options),
+        delete: (condition) => (fail.delete ? Promise.reject(new Error("injected: crash before delete")) : mine.delete(condition)),
+        inMemory: () => mine.inMemory(),
+      };
+    },
   });
   return new Proxy(store, {
     get(target, prop) {

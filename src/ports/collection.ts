@@ -54,11 +54,29 @@ export interface Collection<T extends Keyed> {
   /** Deletes matching rows; returns how many went. */
   delete(condition: Condition): Promise<number>;
   /**
-   * True when reads that `condition` pins (e.g. to one end-user) are answered from memory right
-   * now, without a storage round trip; lets a caller pick lookups that are cheap only there.
-   * Absent: treat as false.
+   * This collection's reads (and deletes) of one end-user's rows: every condition is narrowed to
+   * rows whose `user` column equals `user`. Naming the end-user here is what lets a cache layer
+   * answer from that user's rows held in memory; a condition is never searched for it.
    */
-  inMemory?(condition: Condition): boolean;
+  forUser(user: string): UserCollection<T>;
+}
+
+/** Reads and deletes of one end-user's rows (see `Collection.forUser`). */
+export interface UserCollection<T extends Keyed> {
+  readonly user: string;
+  /** This end-user's rows by id (any order; missing ids and other users' rows are skipped). */
+  get(ids: readonly string[]): Promise<T[]>;
+  find(condition: Condition, options?: FindOptions): Promise<T[]>;
+  project(condition: Condition, columns: readonly string[]): Promise<Record<string, string | number | null>[]>;
+  count(condition: Condition): Promise<number>;
+  nearest(vector: Float32Array, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;
+  match(text: string, condition: Condition, limit: number, options?: ScoreOptions): Promise<Scored<T>[]>;
+  delete(condition: Condition): Promise<number>;
+  /**
+   * True when this end-user's reads are answered from memory right now, without a storage round
+   * trip; lets a caller pick lookups that are cheap only there.
+   */
+  inMemory(): boolean;
 }
 
 /** A collection whose rows can be changed in place, read and written inside the write queue. */

@@ -17,7 +17,12 @@ export function episode(id: string, user: string, content: string, axis: number,
  * The contract every `Collection` implementation must meet (Hono style: one suite, many
  * implementations). `make` returns a fresh, empty collection of episodes.
  */
-export function runCollectionContract(name: string, make: () => Promise<{ collection: Collection<EpisodeRecord>; dimension: number }>): void {
+export function runCollectionContract(
+  name: string,
+  make: () => Promise<{ collection: Collection<EpisodeRecord>; dimension: number }>,
+  /** `layered`: a cache layer holds the end-users it writes (so `forUser(…).inMemory()` turns true). */
+  options: { layered?: boolean } = {},
+): void {
   describe(`Collection contract: ${name}`, () => {
     it("upserts by id, never duplicating", async () => {
       const { collection: c, dimension } = await make();
@@ -64,6 +69,41 @@ export function runCollectionContract(name: string, make: () => Promise<{ collec
       expect(await c.delete(where.eq("user", "u1"))).toBe(2);
       expect(await c.delete(where.eq("user", "u1"))).toBe(0);
       expect((await c.find(where.all())).map((r) => r.id)).toEqual(["c"]);
+    });
+
+    it("narrows reads and deletes to the end-user named by forUser", async () => {
+      const { collection: c, dimension } = await make();
+      await c.upsert([
+        episode("a", "u1", "the quick brown fox", 0, dimension),
+        episode("b", "u2", "the quick brown fox", 0, dimension),
+        episode("c", "u1", "lazy dogs sleep", 1, dimension),
+      ]);
+      const u1 = c.forUser("u1");
+      expect(u1.user).toBe("u1");
+      expect((await u1.find(where.all())).map((r) => r.id).sort()).toEqual(["a", "c"]);
+      expect(await u1.count(where.all())).toBe(2);
+      expect(await u1.count(where.eq("user", "u2"))).toBe(0);
+      expect((await u1.get(["a", "b", "nope"])).map((r) => r.id)).toEqual(["a"]);
+      expect((await u1.nearest(episode("q", "", "", 0, dimension).vector, where.all(), 5)).map((s) => s.row.id)).toEqual(["a", "c"]);
+      expect((await u1.match("fox", where.all(), 5)).map((s) => s.row.id)).toEqual(["a"]);
+      expect(await u1.match("!!! ???", where.all(), 5)).toEqual([]);
+      expect((await u1.project(where.all(), ["id"])).map((r) => r.id).sort()).toEqual(["a", "c"]);
+      expect(await u1.delete(where.eq("id", "b"))).toBe(0);
+      expect(await u1.delete(where.all())).toBe(2);
+      expect((await c.find(where.all())).map((r) => r.id)).toEqual(["b"]);
+      expect(await c.forUser("u1").count(where.all())).toBe(0);
+      expect((await c.forUser("u2").find(where.all())).map((r) => r.id)).toEqual(["b"]);
+    });
+
+    it(options.layered ? "holds an end-user it wrote in memory, current with every write" : "holds nothing in memory", async () => {
+      const { collection: c, dimension } = await make();
+      await c.upsert([episode("a", "u1", "first", 0, dimension)]);
+      expect(await c.forUser("u1").count(where.all())).toBe(1);
+      expect(c.forUser("u1").inMemory()).toBe(options.layered === true);
+      await c.insertNew([episode("b", "u1", "second", 1, dimension)]);
+      expect((await c.forUser("u1").find(where.all())).map((r) => r.id).sort()).toEqual(["a", "b"]);
+      expect(await c.forUser("u1").delete(where.eq("id", "a"))).toBe(1);
+      expect((await c.forUser("u1").find(where.all())).map((r) => r.id)).toEqual(["b"]);
     });
   });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
-import { ftsTerms } from "../../src/adapters/lancedb/fts-terms.js";
+import { ftsTerms } from "../../src/adapters/row-cache/fts-terms.js";
 import type { MemoryRecord } from "../../src/core/records.js";
 import { type Condition, where } from "../../src/core/condition.js";
 
@@ -69,8 +69,8 @@ describe("hot-row cache", () => {
     const hot = await open(dir).memories("t");
     await cold.upsert(rows("u", 16));
     for (const q of ["running", "runs", "dog", "the", "theirs", "being", "cafe", "café", "knee surgery", "Tom", "7pm", "were tired", "walk"]) {
-      const engine = await cold.match(q, where.eq("user", "u"), 100);
-      const memory = await hot.match(q, where.eq("user", "u"), 100);
+      const engine = await cold.forUser("u").match(q, where.all(), 100);
+      const memory = await hot.forUser("u").match(q, where.all(), 100);
       expect(ids(memory), q).toEqual(ids(engine));
     }
     expect(ftsTerms("The Runners' dogs, being tired")).toEqual(["runner", "dog", "tire"]);
@@ -81,13 +81,13 @@ describe("hot-row cache", () => {
     const hot = await open(dir).memories("t");
     const cold = await open(dir, 0).memories("t");
     await hot.upsert(rows("r", 24));
-    expect(await hot.count(where.eq("user", "r"))).toBe(24); // held from here on: rewrites apply in memory
+    expect(await hot.forUser("r").count(where.all())).toBe(24); // held from here on: rewrites apply in memory
     // New texts for a scattered set of rows (first, middle, last slots), twice over.
     for (const round of [0, 1]) {
       await hot.upsert([0, 5, 11, 23, 17].map((i) => memory(`r-${i}`, "r", `${TEXTS[(i + round + 3) % TEXTS.length]} rewritten ${round}`, i)));
     }
     for (const q of ["running dogs", "rewritten", "coffee station", "Tokyo flight delayed", "birthday"]) {
-      const [h, c] = [await hot.match(q, where.eq("user", "r"), 100), await cold.match(q, where.eq("user", "r"), 100)];
+      const [h, c] = [await hot.forUser("r").match(q, where.all(), 100), await cold.forUser("r").match(q, where.all(), 100)];
       expect(ids(h), q).toEqual(ids(c));
       const engine = new Map(c.map((x) => [x.row.id, x.score]));
       for (const x of h) expect(x.score, `${q} ${x.row.id}`).toBeCloseTo(engine.get(x.row.id)!, 4);
@@ -107,21 +107,22 @@ describe("hot-row cache", () => {
       where.and(where.eq("user", "u1"), where.not(where.gt("event_date", 120))),
     ];
     const query = memory("q", "", "", 3).vector;
+    const u1 = hot.forUser("u1"); // the end-user named at the port: answered from memory once held
     for (const c of conditions) {
-      const [en, hn] = [await cold.nearest(query, c, 7), await hot.nearest(query, c, 7)];
+      const [en, hn] = [await cold.nearest(query, c, 7), await u1.nearest(query, c, 7)];
       expect(hn.map((h) => h.row.id)).toEqual(en.map((h) => h.row.id));
       hn.forEach((h, i) => expect(h.score).toBeCloseTo(en[i].score, 5));
-      expect(ids(await hot.match("running dogs", c, 100))).toEqual(ids(await cold.match("running dogs", c, 100)));
-      expect((await hot.find(c)).map((r) => r.id).sort()).toEqual((await cold.find(c)).map((r) => r.id).sort());
-      expect(await hot.count(c)).toBe(await cold.count(c));
+      expect(ids(await u1.match("running dogs", c, 100))).toEqual(ids(await cold.match("running dogs", c, 100)));
+      expect((await u1.find(c)).map((r) => r.id).sort()).toEqual((await cold.find(c)).map((r) => r.id).sort());
+      expect(await u1.count(c)).toBe(await cold.count(c));
     }
     // Scoring a few named rows only (the recall's similarity pass), with and without vectors.
     const named = where.and(where.eq("user", "u1"), where.isNull("valid_to"), where.in("id", ["u1-1", "u1-7", "u1-22", "u1-39", "u2-1", "nope"]));
-    const [en, hn] = [await cold.nearest(query, named, 3), await hot.nearest(query, named, 3, { withoutVector: true })];
+    const [en, hn] = [await cold.nearest(query, named, 3), await u1.nearest(query, named, 3, { withoutVector: true })];
     expect(hn.map((h) => h.row.id)).toEqual(en.map((h) => h.row.id));
     hn.forEach((h, i) => expect(h.score).toBeCloseTo(en[i].score, 5));
     expect(hn.every((h) => h.row.vector.length === 0)).toBe(true);
-    expect(ids(await hot.match("running dogs", conditions[0], 100, { withoutVector: true }))).toEqual(ids(await cold.match("running dogs", conditions[0], 100)));
+    expect(ids(await u1.match("running dogs", conditions[0], 100, { withoutVector: true }))).toEqual(ids(await cold.match("running dogs", conditions[0], 100)));
     const got = await hot.get(["u1-3", "u2-1", "nope"]);
     expect(got.map((r) => r.id).sort()).toEqual(["u1-3", "u2-1"]);
     expect(Array.from(got.find((r) => r.id === "u1-3")!.vector)).toEqual(Array.from((await cold.get(["u1-3"]))[0].vector));
@@ -129,19 +130,19 @@ describe("hot-row cache", () => {
 
   it("sees its own writes at once and hands out copies", async () => {
     const hot = await open(await freshDir()).memories("t");
-    expect(await hot.count(where.eq("user", "u"))).toBe(0);
+    expect(await hot.forUser("u").count(where.all())).toBe(0);
     await hot.upsert(rows("u", 5));
-    expect((await hot.nearest(rows("u", 5)[2].vector, where.eq("user", "u"), 1))[0].score).toBeCloseTo(1, 5);
-    expect(await hot.count(where.eq("user", "u"))).toBe(5);
+    expect((await hot.forUser("u").nearest(rows("u", 5)[2].vector, where.all(), 1))[0].score).toBeCloseTo(1, 5);
+    expect(await hot.forUser("u").count(where.all())).toBe(5);
     await hot.upsert([memory("u-new", "u", "penguins on the ice", 99)]);
     await hot.insertNew([memory("u-new", "u", "must not replace", 99), memory("u-0", "u", "nor this", 1)]);
-    expect((await hot.match("penguins", where.eq("user", "u"), 5)).map((h) => h.row.id)).toEqual(["u-new"]);
-    expect(await hot.match("replace", where.eq("user", "u"), 5)).toEqual([]);
+    expect((await hot.forUser("u").match("penguins", where.all(), 5)).map((h) => h.row.id)).toEqual(["u-new"]);
+    expect(await hot.forUser("u").match("replace", where.all(), 5)).toEqual([]);
     await hot.patch(["u-1"], (r) => ({ ...r, accessCount: 9 }));
-    expect((await hot.find(where.and(where.eq("user", "u"), where.eq("access_count", 9)))).map((r) => r.id)).toEqual(["u-1"]);
-    expect(await hot.delete(where.and(where.eq("user", "u"), where.eq("id", "u-2")))).toBe(1);
-    expect(await hot.count(where.eq("user", "u"))).toBe(5);
-    const [first] = await hot.find(where.and(where.eq("user", "u"), where.eq("id", "u-3")));
+    expect((await hot.forUser("u").find(where.and(where.eq("access_count", 9)))).map((r) => r.id)).toEqual(["u-1"]);
+    expect(await hot.forUser("u").delete(where.and(where.eq("id", "u-2")))).toBe(1);
+    expect(await hot.forUser("u").count(where.all())).toBe(5);
+    const [first] = await hot.forUser("u").find(where.and(where.eq("id", "u-3")));
     first.tags.x = "mutated";
     first.vector[0] = 42;
     const [again] = await hot.get(["u-3"]);
@@ -155,61 +156,62 @@ describe("hot-row cache", () => {
     const reader = await readerStore.memories("t");
     const writer = await open(dir, 0).memories("t");
     await writer.upsert(rows("u", 8));
-    const c = where.eq("user", "u");
-    expect(await reader.count(c)).toBe(8);
+    const c = where.all();
+    const mine = reader.forUser("u");
+    expect(await mine.count(c)).toBe(8);
     await writer.upsert([memory("u-x", "u", "zebras crossing", 50)]);
-    expect((await reader.match("zebras", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
+    expect((await mine.match("zebras", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
     await writer.patch(["u-x"], (r) => ({ ...r, text: "giraffes now" }));
-    expect((await reader.match("giraffes", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
+    expect((await mine.match("giraffes", c, 5)).map((h) => h.row.id)).toEqual(["u-x"]);
     await writer.delete(where.eq("id", "u-x"));
-    expect(await reader.count(c)).toBe(8);
-    const compacted = await writer.lanceTable.optimize();
+    expect(await mine.count(c)).toBe(8);
+    const compacted = await writer.engine.lanceTable.optimize();
     expect(compacted.compaction.fragmentsAdded).toBeLessThanOrEqual(compacted.compaction.fragmentsRemoved);
-    expect((await reader.nearest(memory("q", "", "", 2).vector, c, 3)).map((h) => h.row.id)[0]).toBe("u-2");
-    expect(await reader.count(c)).toBe(8);
+    expect((await mine.nearest(memory("q", "", "", 2).vector, c, 3)).map((h) => h.row.id)[0]).toBe("u-2");
+    expect(await mine.count(c)).toBe(8);
     expect(readerStore.cacheCounters.invalidations).toBeGreaterThanOrEqual(4);
   });
 
-  it("appends new ids and merges known ones when the partition is held (one row per id, in memory and on disk)", async () => {
+  it("appends new ids and merges known ones when the end-user is held (one row per id, in memory and on disk)", async () => {
     const dir = await freshDir();
     const hot = await open(dir).memories("t");
     await hot.upsert(rows("w", 4));
-    expect(await hot.count(where.eq("user", "w"))).toBe(4); // loads the partition
-    const versions: number[] = [await hot.lanceTable.version()];
+    expect(await hot.forUser("w").count(where.all())).toBe(4); // loads the user
+    const versions: number[] = [await hot.engine.lanceTable.version()];
     await hot.upsert([memory("w-1", "w", "rewritten text", 1), memory("w-new", "w", "brand new", 9)]);
-    versions.push(await hot.lanceTable.version());
+    versions.push(await hot.engine.lanceTable.version());
     await hot.insertNew([memory("w-2", "w", "must not replace", 2), memory("w-new2", "w", "another new", 10)]);
     expect(versions[1] - versions[0]).toBe(2); // one append, one merge
-    expect(await hot.lanceTable.countRows("id = 'w-1'")).toBe(1);
-    expect(await hot.lanceTable.countRows("`user` = 'w'")).toBe(6);
-    expect(await hot.count(where.eq("user", "w"))).toBe(6);
+    expect(await hot.engine.lanceTable.countRows("id = 'w-1'")).toBe(1);
+    expect(await hot.engine.lanceTable.countRows("`user` = 'w'")).toBe(6);
+    expect(await hot.forUser("w").count(where.all())).toBe(6);
     expect((await hot.get(["w-1"]))[0].text).toBe("rewritten text");
     expect((await hot.get(["w-2"]))[0].text).not.toBe("must not replace");
     const engine = await open(dir, 0).memories("t"); // no cache: the engine's view
     expect((await engine.get(["w-1"]))[0].text).toBe("rewritten text");
-    expect((await engine.find(where.eq("user", "w"))).length).toBe(6);
+    expect((await engine.forUser("w").find(where.all())).length).toBe(6);
   });
 
-  it("keeps its partitions through this process's maintenance, and learns of another writer from its first version", async () => {
+  it("keeps its held users through this process's maintenance, and learns of another writer from its first version", async () => {
     const dir = await freshDir();
     const store = open(dir);
     const hot = await store.memories("t");
     for (let i = 0; i < 6; i++) await hot.upsert([memory(`m-${i}`, "m", `${TEXTS[i]} #${i}`, i)]);
-    expect(await hot.count(where.eq("user", "m"))).toBe(6);
+    expect(await hot.forUser("m").count(where.all())).toBe(6);
     const loads = store.cacheCounters.loads;
-    const result = await hot.maintain((t) => t.optimize());
+    const result = await hot.engine.maintain((t) => t.optimize());
     expect(result.compaction.fragmentsRemoved).toBeGreaterThan(0);
-    expect(await hot.count(where.eq("user", "m"))).toBe(6);
+    expect(await hot.forUser("m").count(where.all())).toBe(6);
     expect(store.cacheCounters.loads).toBe(loads); // no reload: compaction changed no row
     expect(store.cacheCounters.invalidations).toBe(0);
     await hot.upsert([memory("m-new", "m", "after maintenance", 7)]); // appended: the partition knows every id
     const other = await open(dir, 0).memories("t");
     await other.upsert([memory("m-0", "m", "changed by another process", 0)]);
-    expect((await hot.find(where.and(where.eq("user", "m"), where.eq("id", "m-0"))))[0].text).toBe("changed by another process");
+    expect((await hot.forUser("m").find(where.and(where.eq("id", "m-0"))))[0].text).toBe("changed by another process");
     expect(store.cacheCounters.invalidations).toBe(1);
     await hot.upsert([memory("m-0", "m", "merged now", 0)]); // another writer is known: merge on id
     expect(await other.count(where.eq("id", "m-0"))).toBe(1);
-    expect(await hot.count(where.eq("user", "m"))).toBe(7);
+    expect(await hot.forUser("m").count(where.all())).toBe(7);
   });
 
   it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {
@@ -219,27 +221,47 @@ describe("hot-row cache", () => {
     await earlier.close();
     const store = open(dir);
     const hot = await store.memories("t");
-    expect(await hot.count(where.eq("user", "old"))).toBe(3); // held on disk before this store opened: the engine answers
+    expect(await hot.forUser("old").count(where.all())).toBe(3); // held on disk before this store opened: the engine answers
     expect([store.cacheCounters.coldReads, store.cacheCounters.loads]).toEqual([1, 0]);
     await store.warmed(); // …and the rows are loaded after the answer
     const loads = store.cacheCounters.loads;
     expect(loads).toBe(1);
     await hot.upsert(rows("new", 4)); // a new end-user's first write
-    expect(await hot.count(where.eq("user", "new"))).toBe(4);
-    expect(await hot.count(where.eq("user", "nobody"))).toBe(0);
+    expect(await hot.forUser("new").count(where.all())).toBe(4);
+    expect(await hot.forUser("nobody").count(where.all())).toBe(0);
     expect([store.cacheCounters.fresh, store.cacheCounters.loads]).toEqual([2, loads]);
-    expect(await open(dir, 0).memories("t").then((engine) => engine.count(where.eq("user", "new")))).toBe(4);
+    expect(await open(dir, 0).memories("t").then((engine) => engine.forUser("new").count(where.all()))).toBe(4);
     // Another process's rows for a user this one has not seen: its version is noticed, the user scanned.
     await (await open(dir, 0).memories("t")).upsert(rows("late", 2));
-    expect(await hot.count(where.eq("user", "late"))).toBe(2);
+    expect(await hot.forUser("late").count(where.all())).toBe(2);
     expect(store.cacheCounters.fresh).toBe(2);
   });
 
-  it("keeps within its byte budget by evicting whole partitions", async () => {
+  it("answers from memory only for an end-user named at the port, never one recovered from a condition", async () => {
+    const store = open(await freshDir());
+    const hot = await store.memories("t");
+    await hot.upsert(rows("p", 5));
+    expect(await hot.forUser("p").count(where.all())).toBe(5); // held from here on
+    const hits = store.cacheCounters.hits;
+    // The same rows asked for by a condition on `user`: the engine answers, the cache is not asked.
+    expect(await hot.count(where.eq("user", "p"))).toBe(5);
+    expect((await hot.find(where.eq("user", "p"))).length).toBe(5);
+    expect(store.cacheCounters.hits).toBe(hits);
+    expect(await hot.forUser("p").count(where.isNull("valid_to"))).toBe(4);
+    expect(store.cacheCounters.hits).toBe(hits + 1);
+    // A view never reads another end-user's rows, whatever its condition says.
+    await hot.upsert(rows("q", 2));
+    expect(await hot.forUser("p").count(where.eq("user", "q"))).toBe(0);
+    expect(await hot.forUser("p").get(["q-0", "p-0"]).then((r) => r.map((m) => m.id))).toEqual(["p-0"]);
+    expect(hot.forUser("p").inMemory()).toBe(true);
+    expect(hot.forUser("nobody-yet").inMemory()).toBe(false);
+  });
+
+  it("keeps within its byte budget by evicting whole end-users", async () => {
     const store = open(await freshDir(), 15_000);
     const hot = await store.memories("t");
     await hot.upsert([...rows("a", 6), ...rows("b", 6), ...rows("c", 6)]);
-    for (const u of ["a", "b", "c", "a"]) expect(await hot.count(where.eq("user", u))).toBe(6);
+    for (const u of ["a", "b", "c", "a"]) expect(await hot.forUser(u).count(where.all())).toBe(6);
     expect(store.cacheCounters.bytes).toBeLessThanOrEqual(15_000);
     expect(store.cacheCounters.evictions).toBeGreaterThan(0);
   });

@@ -8,10 +8,10 @@ import { runCollectionContract } from "./collection-contract.js";
 
 const dirs: string[] = [];
 const stores: LanceStore[] = [];
-async function freshStore(dimension = 8): Promise<LanceStore> {
+async function freshStore(dimension = 8, hotRowsBytes?: number): Promise<LanceStore> {
   const dir = await mkdtemp(join(tmpdir(), "agentmem-store-"));
   dirs.push(dir);
-  const store = new LanceStore({ uri: dir, dimension });
+  const store = new LanceStore({ uri: dir, dimension, hotRowsBytes });
   stores.push(store);
   return store;
 }
@@ -20,7 +20,9 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-runCollectionContract("LanceDB", async () => ({ collection: await (await freshStore()).episodes("t1"), dimension: 8 }));
+// One suite, both layers: the engine collection alone (cache off) and the row cache layer over it.
+runCollectionContract("LanceDB engine (row cache off)", async () => ({ collection: await (await freshStore(8, 0)).episodes("t1"), dimension: 8 }), { layered: false });
+runCollectionContract("row cache layer over LanceDB", async () => ({ collection: await (await freshStore(8)).episodes("t1"), dimension: 8 }), { layered: true });
 
 describe("LanceStore", () => {
   it("keeps tenants in separate physical tables with reversible names", async () => {

@@ -81,11 +81,11 @@ describe("maintenance that finishes under concurrent writes", () => {
 
     expect(flushes).toBeGreaterThan(3);
     expect(passMillis).toBeGreaterThan(100);
-    const memoriesName = memories.lanceTable.name;
+    const memoriesName = memories.engine.lanceTable.name;
     expect(seen.get(memoriesName)).toEqual(["optimize:ok"]);
-    expect((await memories.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    expect((await memories.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
     // The marks never touched the memory rows: only the compaction made versions there.
-    const versions = await memories.lanceTable.listVersions();
+    const versions = await memories.engine.lanceTable.listVersions();
     expect(versions.filter((v) => v.version > memoriesVersion).length).toBeLessThanOrEqual(3);
     for (const outcomesOfTable of seen.values()) expect(outcomesOfTable.every((o) => o.endsWith(":ok"))).toBe(true);
     expect(maintainer.counters.giveUps).toBe(0);
@@ -121,13 +121,13 @@ describe("maintenance that finishes under concurrent writes", () => {
     done = true;
     await patching;
 
-    expect(seen.get(memories.lanceTable.name)).toEqual(["optimize:ok"]);
+    expect(seen.get(memories.engine.lanceTable.name)).toEqual(["optimize:ok"]);
     expect(maintainer.counters.conflicts).toBe(1);
     expect(maintainer.counters.retries).toBe(1);
     expect(maintainer.counters.giveUps).toBe(0);
     expect(maintainer.counters.wastedMillis).toBeGreaterThan(0);
     expect(maintainer.counters.optimizations).toBe(1);
-    expect((await memories.lanceTable.stats()).fragmentStats.numFragments).toBeLessThanOrEqual(2);
+    expect((await memories.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThanOrEqual(2);
     expect(await memories.count(where.all())).toBe(16_000);
 
     const text = (await metrics.render()).body;

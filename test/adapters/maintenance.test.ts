@@ -29,7 +29,7 @@ describe("Maintainer", () => {
     const store = await freshStore(8);
     const episodes = await store.episodes("t");
     for (let i = 0; i < 12; i++) await episodes.upsert([episode(`e${i}`, "u", `walking the dog number ${i}`, i, 8)]);
-    const table = episodes.lanceTable;
+    const table = episodes.engine.lanceTable;
     expect((await table.stats()).fragmentStats.numFragments).toBe(12);
     const runs: string[] = [];
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000 });
@@ -58,7 +58,7 @@ describe("Maintainer", () => {
     expect(asked).toBe(1);
     await maintainer.stop();
     expect(await pass).toBe(0);
-    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
+    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
   });
 
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
@@ -97,7 +97,7 @@ describe("Maintainer", () => {
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500 });
     await maintainer.runOnce();
     expect(maintainer.counters.vectorIndexes).toBe(1);
-    const indices = await memories.lanceTable.listIndices();
+    const indices = await memories.engine.lanceTable.listIndices();
     expect(indices.find((i) => i.columns.includes("vector"))?.indexType).toMatch(/ivf/i);
     const query = new Float32Array(16);
     query[4] = 1;

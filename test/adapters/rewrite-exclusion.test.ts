@@ -21,17 +21,17 @@ describe("erasure and maintenance of one table", () => {
     const events: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const maintenance = episodes.maintain(async () => {
+    const maintenance = episodes.engine.maintain(async () => {
       events.push("maintenance start");
       await gate;
       events.push("maintenance end");
     });
-    const erasure = episodes.exclusive(async () => {
+    const erasure = episodes.engine.exclusive(async () => {
       events.push("erasure start");
       await new Promise((r) => setTimeout(r, 50));
       events.push("erasure end");
     });
-    const next = episodes.maintain(async () => {
+    const next = episodes.engine.maintain(async () => {
       events.push("next maintenance");
     });
     await new Promise((r) => setTimeout(r, 100));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Warmer, type WarmBudget } from "../../src/adapters/lancedb/warmer.js";
+import { Warmer, type WarmBudget } from "../../src/adapters/row-cache/warmer.js";
 
 function budget(maxBytes: number, bytes = 0, partitions = 0): WarmBudget {
   return { maxBytes, counters: { bytes, partitions, warms: 0, warmsSkipped: 0 } };
@@ -10,7 +10,7 @@ function job(log: string[], key: string, wanted = () => true) {
   return { wanted, run: async () => void log.push(key) };
 }
 
-describe("Warmer (background loads of cold partitions)", () => {
+describe("Warmer (background loads of end-users not held)", () => {
   it("loads only once no read is in flight, in request order", async () => {
     const b = budget(1_000);
     const warmer = new Warmer(b);

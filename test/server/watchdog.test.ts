@@ -61,7 +61,7 @@ describe("write watchdog", () => {
 
     // A commit that does not return: an exclusive task holds the table's write queue.
     let release!: () => void;
-    const held = memories.exclusive(() => new Promise<void>((r) => (release = r)));
+    const held = memories.engine.exclusive(() => new Promise<void>((r) => (release = r)));
     await until(async () => (await health()) === "NOT_SERVING");
     expect(await gauge("agentmem_store_oldest_commit_seconds")).toBeGreaterThanOrEqual(0.3);
     expect(await gauge("agentmem_store_commit_stalls")).toBe(1);

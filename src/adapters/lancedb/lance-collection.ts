@@ -1,14 +1,12 @@
 import type { Table } from "@lancedb/lancedb";
-import type { FindOptions, Keyed, Scored, ScoreOptions, VersionedCollection } from "../../ports/collection.js";
+import type { FindOptions, Keyed, Scored, ScoreOptions, UserCollection } from "../../ports/collection.js";
 import type { Condition } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
 import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
 import { rowsToArrow } from "./arrow-batch.js";
 import { renderCondition } from "./filter.js";
-import type { CommittedRow, HotRows } from "./hot-rows.js";
-import type { PartitionHit } from "./partition.js";
-import { pinnedValue, pinnedValues, rowFilter } from "./row-filter.js";
+import type { CacheableCollection, CommitObserver, LoadedRows, StoredRow, WriteHooks } from "../row-cache/source.js";
 import { WriteQueue } from "./write-queue.js";
 import type { DiskSpace } from "./disk-space.js";
 import type { TableFsync } from "./table-fsync.js";
@@ -24,19 +22,12 @@ export interface Codec<T> {
   textColumn?: string;
 }
 
-/** How a table is partitioned (e.g. by `user`), and the in-memory rows of hot partitions if cached (see `HotRows`). */
-export interface HotRowsBinding {
-  /** The column whose equality pins a partition (e.g. `user`). */
-  partitionColumn: string;
-  /** Absent when the cache is off. */
-  rows?: HotRows;
-  /** Besides `id`, columns whose `=` / `IN` reads are answered through a per-partition index (e.g. `trace_number`). */
-  lookupColumns?: readonly string[];
-}
+/** The column `forUser` narrows reads to. */
+const USER_COLUMN = "user";
 
 type WritePayload<T> =
   | { rows: readonly T[]; ticket?: number }
-  | { condition: Condition }
+  | { condition: Condition; user?: string }
   | { ids: readonly string[]; change: (row: T) => T | undefined; insert?: readonly T[]; ticket?: number }
   | { exclusive: (table: Table) => Promise<unknown>; keepsRows?: boolean };
 
@@ -57,33 +48,43 @@ function lastById<T extends Keyed>(rows: readonly T[]): T[] {
   return [...byId.values()];
 }
 
-/** Up to this many end-users per commit, a write loads their cached rows to tell new ids from stored ones. */
-const LOAD_FOR_WRITE_MAX_USERS = 8;
-
 // FTS query text is reduced to words so user punctuation cannot become query syntax.
 function ftsQuery(text: string): string {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).join(" ").slice(0, 4096);
 }
 
 /**
- * A `Collection` over one LanceDB table with a grouped write queue. With a hot-row binding, reads
- * whose condition pins one partition (`user = …`) are answered from memory — flat cosine scan,
- * in-memory BM25 with the index's analyzer, the same filter semantics — and writes update it.
+ * A `Collection` over one LanceDB table with a grouped write queue: every read is an engine query,
+ * every write one commit of a group. A cache layer may sit on top (`row-cache/CachedCollection`):
+ * it subscribes with `observe` and is told of each commit, delete and rewrite.
  */
-export class LanceCollection<T extends Keyed> implements VersionedCollection<T> {
+export class LanceCollection<T extends Keyed> implements CacheableCollection<T> {
   private readonly queue: WriteQueue<WritePayload<T>>;
   private schema: Schema | undefined;
   /** Held by erasure (`exclusive`) and maintenance (`maintain`): the two never rewrite the table at once. */
   private rewriting: Promise<void> = Promise.resolve();
+  /** Told of every commit (a cache layer); none by default. */
+  private observer: CommitObserver | undefined;
+  private hooks: WriteHooks<T> = {};
 
   constructor(
     private readonly table: Table,
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
-    private readonly hot?: HotRowsBinding,
     private readonly guards: CollectionGuards = {},
   ) {
     this.queue = new WriteQueue((group, payloads) => this.checkedCommit(group, payloads));
+  }
+
+  /** This collection itself: the engine under any cache layer (see `CachedCollection.engine`). */
+  get engine(): LanceCollection<T> {
+    return this;
+  }
+
+  observe(observer: CommitObserver, hooks: WriteHooks<T> = {}): void {
+    if (this.observer) throw new Error(`table ${this.table.name} already has an observer`);
+    this.observer = observer;
+    this.hooks = hooks;
   }
 
   /** Commit sizes so far (tasks per commit), for metrics and benches. */
@@ -99,6 +100,15 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   /** The vector column, if the table has one. */
   get vectorColumn(): string | undefined {
     return this.codec.vectorColumn;
+  }
+
+  /** The full-text column, if the table has one. */
+  get textColumn(): string | undefined {
+    return this.codec.textColumn;
+  }
+
+  decode(row: Record<string, unknown>, vector?: Float32Array): T {
+    return this.codec.fromRow(row, vector);
   }
 
   /** The underlying LanceDB table (for maintenance). */
@@ -132,28 +142,7 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   }
 
   find(condition: Condition, options: FindOptions = {}): Promise<T[]> {
-    return this.reading(() => this.findNow(condition, options));
-  }
-
-  private async findNow(condition: Condition, options: FindOptions): Promise<T[]> {
-    const withVector = !options.withoutVector;
-    const partition = await this.partitionFor(condition, withVector ? "vectors" : "rows");
-    if (partition) {
-      const keep = rowFilter(condition);
-      for (const column of ["id", ...(this.hot?.lookupColumns ?? [])]) {
-        const values = pinnedValues(condition, column);
-        if (values) return partition.lookup(column, values, keep, options.limit, withVector).map((h) => this.decode(h, withVector));
-      }
-      return partition.filter(keep, options.limit, withVector).map((h) => this.decode(h, withVector));
-    }
-    const hot = this.hot?.rows;
-    const ids = hot && (!withVector || hot.servesVectors) ? pinnedValues(condition, "id") : undefined;
-    if (!ids || !hot || options.limit !== undefined) return this.engineFind(condition, options);
-    // Lookups by id: rows held in memory are current, so only the others go to the engine.
-    const { hits, missing } = await hot.byIds([...ids].map(String));
-    const keep = rowFilter(condition);
-    const found = hits.filter((h) => keep(h.row)).map((h) => this.decode(h, withVector));
-    return missing.length === 0 ? found : [...found, ...(await this.engineFind(where.and(condition, where.in("id", missing)), options))];
+    return this.engineFind(condition, options);
   }
 
   async project(condition: Condition, columns: readonly string[]): Promise<Record<string, string | number | null>[]> {
@@ -170,59 +159,30 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     });
   }
 
-  inMemory(condition: Condition): boolean {
-    const rows = this.hot?.rows;
-    const key = rows && this.hot ? pinnedValue(condition, this.hot.partitionColumn) : undefined;
-    return rows !== undefined && typeof key === "string" && rows.held(key);
-  }
-
   count(condition: Condition): Promise<number> {
-    return this.reading(async () => {
-      const partition = await this.partitionFor(condition, "rows");
-      if (partition) return partition.count(rowFilter(condition));
-      return this.table.countRows(renderCondition(condition));
-    });
+    return this.table.countRows(renderCondition(condition));
   }
 
   nearest(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
-    return this.reading(() => this.nearestNow(vector, condition, limit, options));
+    return this.nearestNow(vector, condition, limit, options, false);
   }
 
-  private async nearestNow(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions): Promise<Scored<T>[]> {
+  /** `exact`: skip any vector index (a filter on one end-user selects few rows, see `forUser`). */
+  private async nearestNow(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions, exact: boolean): Promise<Scored<T>[]> {
     const column = this.codec.vectorColumn;
     if (!column) throw new Error("collection has no vector column");
-    const partition = await this.partitionFor(condition, "vectors");
-    if (partition) {
-      const withVector = !options.withoutVector;
-      const ids = pinnedValues(condition, "id");
-      const hits = ids
-        ? partition.nearestAmong(ids, vector, rowFilter(condition), limit, withVector)
-        : partition.nearest(vector, rowFilter(condition), limit, withVector);
-      return hits.map((h) => ({ row: this.decode(h, withVector), score: h.score }));
-    }
     let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
-    // A filter that pins a partition selects few rows: an exact scan of them beats an ANN index
-    // (which could also return fewer than `limit` rows after filtering).
-    if (this.hot && pinnedValue(condition, this.hot.partitionColumn) !== undefined) q = q.bypassVectorIndex();
+    if (exact) q = q.bypassVectorIndex();
     if (options.withoutVector) q = q.select(this.storedColumnsWithoutVector());
     const rows = (await q.toArray()) as Record<string, unknown>[];
     return rows.map((r) => ({ row: this.codec.fromRow(r), score: 1 - Number(r._distance) }));
   }
 
-  match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
-    return this.reading(() => this.matchNow(text, condition, limit, options));
-  }
-
-  private async matchNow(text: string, condition: Condition, limit: number, options: ScoreOptions): Promise<Scored<T>[]> {
+  async match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
     const query = ftsQuery(text);
     if (!this.codec.textColumn || query === "") return [];
-    const partition = await this.partitionFor(condition, "match");
-    if (partition) {
-      const withVector = !options.withoutVector;
-      return partition.match(query, rowFilter(condition), limit, withVector).map((h) => ({ row: this.decode(h, withVector), score: h.score }));
-    }
     let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
@@ -231,9 +191,68 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     return rows.map((r) => ({ row: this.codec.fromRow(r), score: Number(r._score) }));
   }
 
+  /** Reads and deletes narrowed to one end-user (`user = …` and'ed to every condition). */
+  forUser(user: string): UserCollection<T> {
+    const mine = (c: Condition) => where.and(where.eq(USER_COLUMN, user), c);
+    return {
+      user,
+      get: (ids) => (ids.length === 0 ? Promise.resolve([]) : this.find(mine(where.in("id", ids)))),
+      find: (c, options) => this.find(mine(c), options),
+      project: (c, columns) => this.project(mine(c), columns),
+      count: (c) => this.count(mine(c)),
+      // One end-user's rows are few: an exact scan of them beats an ANN index (which could also
+      // return fewer than `limit` rows after filtering).
+      nearest: (vector, c, limit, options = {}) => this.nearestNow(vector, mine(c), limit, options, true),
+      match: (text, c, limit, options) => this.match(text, mine(c), limit, options),
+      delete: (c) => this.queue.submit(null, { condition: mine(c), user }),
+      inMemory: () => false,
+    };
+  }
+
+  /** The vector dimension of the table (0 without a vector column). */
+  async dimension(): Promise<number> {
+    if (!this.codec.vectorColumn) return 0;
+    if (this.dimensionOf === undefined) {
+      const field = (await this.table.schema()).fields.find((f) => f.name === this.codec.vectorColumn);
+      this.dimensionOf = (field?.type as { listSize?: number } | undefined)?.listSize ?? 0;
+    }
+    return this.dimensionOf;
+  }
+
+  private dimensionOf: number | undefined;
+
+  async load(column: string, value: string, limit: number, withVectors: boolean): Promise<LoadedRows> {
+    const filter = renderCondition(where.eq(column, value)) ?? "";
+    let query = this.table.query().where(filter).limit(limit + 1);
+    const vectorColumn = this.codec.vectorColumn;
+    if (!withVectors && vectorColumn) query = query.select(this.storedColumnsWithoutVector());
+    const table = await query.toArrow();
+    // An empty result may come without a schema: take the columns from the table.
+    const schema = table.numRows > 0 ? table.schema : await this.table.schema();
+    const columns = schema.fields.map((f) => f.name).filter((n) => n !== vectorColumn);
+    // Column-wise decoding: iterating a column is far cheaper than `get(i)` per cell.
+    const cells = columns.map((c) => columnValues(table.getChild(c)));
+    const dimension = withVectors ? await this.dimension() : 0;
+    const vectors = dimension > 0 && vectorColumn ? flatVectors(table.getChild(vectorColumn), dimension) : EMPTY_VECTOR;
+    const rows: Record<string, unknown>[] = new Array(table.numRows);
+    for (let i = 0; i < table.numRows; i++) {
+      const row: Record<string, unknown> = {};
+      for (let j = 0; j < columns.length; j++) row[columns[j]] = cells[j][i] ?? null;
+      rows[i] = row;
+    }
+    return { rows, vectors };
+  }
+
+  async distinct(column: string): Promise<Set<string>> {
+    const table = await this.table.query().select([column]).toArrow();
+    const values = new Set<string>();
+    for (const value of table.getChild(column) ?? []) if (value !== null && value !== undefined) values.add(String(value));
+    return values;
+  }
+
   /**
    * Runs `work` on the engine table with no other write of this collection in between (erasure,
-   * maintenance). Writes it makes bypass the hot rows, which drop what they cached on seeing them.
+   * maintenance). The observer is told the versions it made (`rewritten`).
    */
   exclusive<R>(work: (table: Table) => Promise<R>): Promise<R> {
     return this.whileRewriting(() => this.queue.submit(null, { exclusive: work }));
@@ -241,8 +260,8 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
 
   /**
    * Runs background maintenance (`optimize`, index builds) on the engine table outside the write
-   * queue, so writes go on meanwhile; the hot rows keep what they hold through the versions it
-   * makes (see `HotRows.endMaintenance`).
+   * queue, so writes go on meanwhile; the observer is told when it starts and which versions it
+   * made (they change no row, so a cache keeps what it holds).
    */
   maintain<R>(work: (table: Table) => Promise<R>): Promise<R> {
     return this.whileRewriting(() => this.maintainNow(work));
@@ -272,14 +291,14 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   }
 
   private async maintainNow<R>(work: (table: Table) => Promise<R>): Promise<R> {
-    const rows = this.hot?.rows;
+    const observer = this.observer;
     const from = await this.table.version();
-    rows?.beginMaintenance();
+    observer?.maintenanceStarted();
     try {
       return await work(this.table);
     } finally {
       const to = await this.table.version().catch(() => from);
-      rows?.endMaintenance(from, to);
+      observer?.maintenanceEnded(from, to);
     }
   }
 
@@ -322,101 +341,37 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     return this.codec.columns.filter((c) => c !== this.codec.vectorColumn);
   }
 
-  /** A read, counted as in flight so background loads of cold partitions wait for it. */
-  private reading<R>(read: () => Promise<R>): Promise<R> {
-    const rows = this.hot?.rows;
-    return rows ? rows.reading(read) : read();
-  }
-
-  /**
-   * The cached partition a condition pins, if it is held and can serve `need`; `undefined` → ask
-   * the engine (a partition not held is loaded in the background, see `HotRows.cached`).
-   */
-  private async partitionFor(condition: Condition, need: "rows" | "vectors" | "match") {
-    const rows = this.hot?.rows;
-    if (!this.hot || !rows) return undefined;
-    const key = pinnedValue(condition, this.hot.partitionColumn);
-    if (typeof key !== "string") return undefined;
-    if ((need === "vectors" && !rows.servesVectors) || (need === "match" && !rows.servesMatch)) return undefined;
-    return rows.cached(key);
-  }
-
-  /**
-   * A record from a cached row. Codecs build fresh objects and arrays from what they read, so
-   * callers may mutate what they get; the vector is the hit's own copy (or empty).
-   */
-  private decode(hit: PartitionHit, withVector: boolean): T {
-    if (!this.codec.vectorColumn) return this.codec.fromRow(hit.row);
-    return this.codec.fromRow(hit.row, withVector ? hit.vector : new Float32Array(0));
-  }
-
   /**
    * Records as one Arrow table of the table's own schema (built column by column, see
-   * `rowsToArrow`), and as the rows the hot-row cache holds (the stored row minus the vector).
+   * `rowsToArrow`), and as stored rows (for the observer and the known-ids hook).
    */
-  private async encode(
-    records: readonly T[],
-  ): Promise<{ data: ArrowTable; keys: string[]; partitionKeys: string[]; committed: (held: (key: string) => boolean) => CommittedRow[] }> {
+  private async encode(records: readonly T[]): Promise<{ data: ArrowTable; stored: StoredRow[] }> {
     const rows = records.map((r) => this.codec.toRow(r));
     this.schema ??= await this.table.schema();
     const data = rowsToArrow(rows, this.schema);
-    const column = this.codec.vectorColumn;
-    const partition = this.hot?.partitionColumn ?? "";
-    // Each record's partition (empty when the cache is off), and the distinct ones.
-    const partitionKeys = this.hot?.rows ? rows.map((r) => String(r[partition])) : [];
-    const keys = [...new Set(partitionKeys)];
-    // The stored rows go to the held partitions as they are: a partition copies what it keeps
-    // (its own row object without the vector, the vector into its matrix).
-    const committed = (held: (key: string) => boolean) =>
-      rows.flatMap((stored, i) => {
-        if (!held(String(stored[partition]))) return [];
-        const cell = column ? stored[column] : undefined;
-        const vector = cell instanceof Float32Array ? cell : Float32Array.from((cell ?? []) as ArrayLike<number>);
-        return [{ id: records[i].id, row: stored, vector }];
-      });
-    return { data, keys, partitionKeys, committed };
+    return { data, stored: rows.map((row, i) => ({ id: records[i].id, row })) };
   }
 
-  /**
-   * The stored ids among these records' ids, when the hot rows can tell: every partition the
-   * records fall in is held (loaded now if needed, for a few users) and current. `undefined` → ask the engine (merge).
-   * Called inside the write queue, so no other write of this process lands in between; another
-   * process appending the same new id at the same instant could still add it twice (see docs/operations.md).
-   */
-  private async storedIds(records: readonly T[], partitionKeys: readonly string[]): Promise<Set<string> | undefined> {
-    const rows = this.hot?.rows;
-    if (!rows || !rows.soleWriter || partitionKeys.length !== records.length) return undefined;
-    const byKey = new Map<string, string[]>();
-    records.forEach((r, i) => {
-      const ids = byKey.get(partitionKeys[i]);
-      if (ids) ids.push(r.id);
-      else byKey.set(partitionKeys[i], [r.id]);
-    });
-    // A write for a few end-users loads their rows if needed; a batch spread over many users that
-    // are not held merges instead (loading one partition per user would cost more than the merge).
-    if (byKey.size > LOAD_FOR_WRITE_MAX_USERS && ![...byKey.keys()].every((key) => rows.held(key))) return undefined;
-    const known = new Set<string>();
-    for (const [key, ids] of byKey) {
-      const partition = await rows.partition(key);
-      if (!partition) return undefined;
-      for (const id of ids) if (partition.has(id)) known.add(id);
-    }
-    return known;
-  }
-
-  /** Runs one engine write, telling the hot rows when it starts and what it committed. */
-  private async tracked<R extends { version: number }>(write: () => Promise<R>, applied: (version: number) => void): Promise<R> {
-    const rows = this.hot?.rows;
-    rows?.beginCommit();
+  /** Runs one engine write, telling the observer when it starts and what it committed. */
+  private async tracked<R extends { version: number }>(write: () => Promise<R>, applied: (observer: CommitObserver, version: number) => void): Promise<R> {
+    const observer = this.observer;
+    observer?.commitStarted();
     let result: R;
     try {
       result = await write();
     } catch (error) {
-      rows?.failed();
+      observer?.commitFailed();
       throw error;
     }
-    if (rows) applied(result.version);
+    if (observer) applied(observer, result.version);
     return result;
+  }
+
+  /** Rows by id for a patch: those a cache layer holds (`byIds` hook), the rest from the table. */
+  private async rowsForPatch(ids: readonly string[]): Promise<T[]> {
+    if (!this.hooks.byIds || ids.length === 0) return this.get(ids);
+    const { found, missing } = await this.hooks.byIds(ids);
+    return missing.length === 0 ? found : [...found, ...(await this.get(missing))];
   }
 
   /** One commit (fsynced when asked), with a full volume reported as `DISK_FULL` and a success noted. */
@@ -433,66 +388,62 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
   }
 
   private async commit(group: string | null, payloads: WritePayload<T>[]): Promise<unknown[]> {
-    const hot = this.hot?.rows;
     if (group === null && "exclusive" in payloads[0]) {
-      // Maintenance changes no row: the hot rows keep what they hold (see `maintain`).
+      // Maintenance changes no row: the observer keeps what it holds (see `maintain`).
       if (payloads[0].keepsRows) return [await payloads[0].exclusive(this.table)];
       const from = await this.table.version();
       try {
         return [await payloads[0].exclusive(this.table)];
       } finally {
-        hot?.rewritten(from, await this.table.version().catch(() => from));
+        this.observer?.rewritten(from, await this.table.version().catch(() => from));
       }
     }
     if (group === null && "ids" in payloads[0]) {
       const { ids, change, insert = [], ticket } = payloads[0];
-      const changed = this.admitted((await this.get(ids)).map(change).filter((r): r is T => r !== undefined), ticket) as T[];
+      const changed = this.admitted((await this.rowsForPatch(ids)).map(change).filter((r): r is T => r !== undefined), ticket) as T[];
       // Rows to insert ride in the same commit as the change, so both land or neither does.
       const written = lastById([...this.admitted(insert, ticket), ...changed]);
       if (written.length > 0) {
-        const { data, keys, committed } = await this.encode(written);
+        const { data, stored } = await this.encode(written);
         const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-        await this.tracked(merge, (v) => hot?.committed(v, keys, committed, "upsert"));
+        await this.tracked(merge, (o, v) => o.committed(v, stored, "upsert"));
       }
       return [changed];
     }
     if (group === null) {
-      const { condition } = payloads[0] as { condition: Condition };
+      const { condition, user } = payloads[0] as { condition: Condition; user?: string };
       const sql = renderCondition(condition) ?? "TRUE";
       const before = await this.table.countRows(sql);
-      if (before > 0) {
-        const key = this.hot ? pinnedValue(condition, this.hot.partitionColumn) : undefined;
-        await this.tracked(() => this.table.delete(sql), (v) => hot?.deleted(v, key === undefined ? undefined : String(key)));
-      }
+      if (before > 0) await this.tracked(() => this.table.delete(sql), (o, v) => o.deleted(v, user));
       return [before];
     }
     const records = lastById(payloads.flatMap((p) => this.admitted((p as { rows: readonly T[] }).rows, (p as { ticket?: number }).ticket)));
     if (records.length === 0) return payloads.map(() => undefined);
-    const { data, keys, committed, partitionKeys } = await this.encode(records);
+    const { data, stored } = await this.encode(records);
     if (group === "append") {
       // Ids are new by construction: a plain append, no join against the stored ids.
       await this.tracked(
         () => this.table.add(data),
-        (v) => hot?.committed(v, keys, committed, "insertNew"),
+        (o, v) => o.committed(v, stored, "insertNew"),
       );
       this.onCommit(records.length);
       return payloads.map(() => undefined);
     }
     const mode = group === "upsert" ? "upsert" : "insertNew";
-    const known = await this.storedIds(records, partitionKeys);
+    const known = await this.hooks.knownIds?.(stored);
     if (known) {
-      // The hot rows hold every partition written: ids they lack are new, so those rows are a plain
+      // The cache holds every end-user written: ids it lacks are new, so those rows are a plain
       // append (no join against the stored ids); only rows that exist go through a merge.
-      const fresh = records.filter((r) => !known.has(r.id));
-      const stored = mode === "upsert" ? records.filter((r) => known.has(r.id)) : [];
+      const fresh = stored.filter((r) => !known.has(r.id));
+      const existing = mode === "upsert" ? stored.filter((r) => known.has(r.id)) : [];
       if (fresh.length > 0) {
-        const batch = fresh.length === records.length ? { data, keys, committed } : await this.encode(fresh);
-        await this.tracked(() => this.table.add(batch.data), (v) => hot?.committed(v, batch.keys, batch.committed, "insertNew"));
+        const batch = fresh.length === stored.length ? data : rowsToArrow(fresh.map((r) => r.row), this.schema!);
+        await this.tracked(() => this.table.add(batch), (o, v) => o.committed(v, fresh, "insertNew"));
       }
-      if (stored.length > 0) {
-        const batch = await this.encode(stored);
-        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch.data);
-        await this.tracked(merge, (v) => hot?.committed(v, batch.keys, batch.committed, "upsert"));
+      if (existing.length > 0) {
+        const batch = rowsToArrow(existing.map((r) => r.row), this.schema!);
+        const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
+        await this.tracked(merge, (o, v) => o.committed(v, existing, "upsert"));
       }
       this.onCommit(records.length);
       return payloads.map(() => undefined);
@@ -501,9 +452,37 @@ export class LanceCollection<T extends Keyed> implements VersionedCollection<T> 
     const builder = mode === "upsert" ? merge.whenMatchedUpdateAll().whenNotMatchedInsertAll() : merge.whenNotMatchedInsertAll();
     await this.tracked(
       () => builder.execute(data),
-      (v) => hot?.committed(v, keys, committed, mode),
+      (o, v) => o.committed(v, stored, mode),
     );
     this.onCommit(records.length);
     return payloads.map(() => undefined);
   }
+}
+
+const EMPTY_VECTOR = new Float32Array(0);
+
+/** A column's values as plain JS values (lists → arrays, SQL NULL → null). */
+function columnValues(column: { [Symbol.iterator](): Iterator<unknown> } | null): unknown[] {
+  if (!column) return [];
+  return Array.from(column, (v) => (v !== null && typeof v === "object" && "toArray" in v ? Array.from((v as { toArray(): ArrayLike<unknown> }).toArray()) : v));
+}
+
+/** A fixed-size-list Float32 column as one flat array (row i at i·dimension). */
+function flatVectors(column: { data: readonly FixedListData[]; length: number } | null, dimension: number): Float32Array {
+  const out = new Float32Array((column?.length ?? 0) * dimension);
+  let row = 0;
+  for (const chunk of column?.data ?? []) {
+    const child = chunk.children[0];
+    const start = child.offset + chunk.offset * dimension;
+    out.set(child.values.subarray(start, start + chunk.length * dimension), row * dimension);
+    row += chunk.length;
+  }
+  return out;
+}
+
+/** The parts of an Arrow `Data` chunk of a fixed-size-list column that `flatVectors` reads. */
+interface FixedListData {
+  offset: number;
+  length: number;
+  children: { offset: number; values: Float32Array }[];
 }

@@ -25,10 +25,13 @@ import { conversationCodec, conversationSchema, messageCodec, messageSchema } fr
 import type { ConversationRecord, MessageRecord } from "../../core/conversations/conversation-record.js";
 import { tableBytes } from "./disk-usage.js";
 import { episodeCodec, episodeSchema } from "./episode-codec.js";
-import { CacheBudget, type CacheCounters } from "./cache-budget.js";
-import { defaultAnalyzer, HotRows } from "./hot-rows.js";
+import { CacheBudget, type CacheCounters } from "../row-cache/cache-budget.js";
+import { CachedCollection } from "../row-cache/cached-collection.js";
+import { TableCache } from "../row-cache/table-cache.js";
+import { Warmer } from "../row-cache/warmer.js";
+import { defaultAnalyzer } from "./fts-analyzer.js";
 import type { MaintainedTable } from "./maintenance.js";
-import { type Codec, type HotRowsBinding, LanceCollection } from "./lance-collection.js";
+import { type Codec, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
 import { memoryUseCodec, memoryUseSchema } from "./memory-use-codec.js";
 import type { MemoryUseRecord } from "../../core/memory-use.js";
@@ -37,7 +40,6 @@ import { relationCodec, relationSchema } from "./relation-codec.js";
 import { decodeTenant, encodeTenant } from "./table-names.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
 import { usageCodec, usageSchema } from "./usage-codec.js";
-import { Warmer } from "./warmer.js";
 
 /** Options for the LanceDB store. */
 export interface LanceStoreOptions {
@@ -57,7 +59,7 @@ export interface LanceStoreOptions {
   sharedWriters?: boolean;
   /** While no other writer is known, seconds between the version checks that would notice one (default 1). */
   soleWriterCheckSeconds?: number;
-  /** Byte budget of the in-memory hot-row cache over all tables (default 512 MiB; 0 turns it off). */
+  /** Byte budget of the row cache over all tables (default 512 MiB; 0 turns the cache layer off). */
   hotRowsBytes?: number;
   /**
    * `process` (default): a write is acknowledged once LanceDB committed it — it survives a crash of
@@ -77,11 +79,11 @@ export interface TableKind<T extends Keyed> {
   codec: Codec<T>;
   /** Columns that get a scalar (btree) index. */
   scalarIndexes?: readonly string[];
-  /** Reads pinned to one value of this column are served from the hot-row cache (see `HotRows`). */
-  partitionColumn?: string;
-  /** The hot-row cache also holds vectors (default true). */
+  /** Reads for one end-user (`forUser`) are served by the row cache layer (`CachedCollection`). */
+  cached?: boolean;
+  /** The row cache also holds vectors (default true). */
   hotVectors?: boolean;
-  /** Columns besides `id` that cached reads look up through an index (see `HotRowsBinding`). */
+  /** Columns besides `id` that reads of held rows look up through an index (see `CachedCollection`). */
   lookupColumns?: readonly string[];
 }
 
@@ -91,7 +93,7 @@ const MEMORIES: TableKind<MemoryRecord> = {
   codec: memoryCodec,
   // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
   scalarIndexes: ["user", "id"],
-  partitionColumn: "user",
+  cached: true,
   // History chains (`superseded_by IN …`) on every recall that asks for them.
   lookupColumns: ["superseded_by"],
 };
@@ -100,7 +102,7 @@ const EPISODES: TableKind<EpisodeRecord> = {
   schema: episodeSchema,
   codec: episodeCodec,
   scalarIndexes: ["user", "id"],
-  partitionColumn: "user",
+  cached: true,
   hotVectors: false,
   // The neighbouring turns of every recall's candidates (`trace_number IN …`).
   lookupColumns: ["trace_number"],
@@ -118,7 +120,7 @@ const RELATIONS: TableKind<RelationRecord> = {
   schema: relationSchema,
   codec: relationCodec,
   // Every Process turn reads its end-user's relation first: from memory, not a scan of the table's fragments.
-  partitionColumn: "user",
+  cached: true,
   hotVectors: false,
 };
 const THIRD_PARTIES: TableKind<ThirdPartyRecord> = {
@@ -134,7 +136,7 @@ const CONVERSATIONS: TableKind<ConversationRecord> = {
   codec: conversationCodec,
   scalarIndexes: ["user", "id"],
   // Every call reads one end-user's conversations: served from memory (no vectors to hold).
-  partitionColumn: "user",
+  cached: true,
   hotVectors: false,
 };
 const CONVERSATION_MESSAGES: TableKind<MessageRecord> = {
@@ -142,7 +144,7 @@ const CONVERSATION_MESSAGES: TableKind<MessageRecord> = {
   schema: messageSchema,
   codec: messageCodec,
   scalarIndexes: ["user", "session"],
-  partitionColumn: "user",
+  cached: true,
   hotVectors: false,
 };
 
@@ -165,10 +167,18 @@ export const TABLE_KINDS: readonly TableKind<Keyed>[] = [
   CONVERSATION_MESSAGES,
 ];
 
+/**
+ * A table of the store: the engine collection, or the row cache layer over it (whose `engine` is
+ * the engine collection, for maintenance and erasure).
+ */
+export type StoreCollection<T extends Keyed> = LanceCollection<T> | CachedCollection<T, LanceCollection<T>>;
+
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly collections = new Map<string, Promise<LanceCollection<Keyed>>>();
+  /** The row cache layer over a table's engine collection, for the tables that have one. */
+  private readonly layers = new Map<string, CachedCollection<Keyed, LanceCollection<Keyed>>>();
   /** The collections whose open finished, readable without waiting (the write watchdog must not wait on the engine). */
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
@@ -183,12 +193,12 @@ export class LanceStore implements Store {
     this.warmer = new Warmer(this.budget);
   }
 
-  /** Hot-row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
+  /** Row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */
   get cacheCounters(): Readonly<CacheCounters> {
     return this.budget.counters;
   }
 
-  /** Runs a request's work counted as in flight: background loads of cold partitions wait until none is. */
+  /** Runs a request's work counted as in flight: background loads of end-users not held wait until none is. */
   serving<R>(work: () => Promise<R>): Promise<R> {
     return this.warmer.reading(work);
   }
@@ -198,7 +208,7 @@ export class LanceStore implements Store {
     return this.warmer.quiet(idleMs, maxWaitMs);
   }
 
-  /** Resolves once the background loads of cold partitions asked for so far have run (see `Warmer`). */
+  /** Resolves once the background loads of end-users asked for so far have run (see `Warmer`). */
   warmed(): Promise<void> {
     return this.warmer.idle();
   }
@@ -207,51 +217,51 @@ export class LanceStore implements Store {
     return this.options.dimension;
   }
 
-  memories(tenant: string): Promise<LanceCollection<MemoryRecord>> {
+  memories(tenant: string): Promise<StoreCollection<MemoryRecord>> {
     return this.collection(tenant, MEMORIES);
   }
 
-  episodes(tenant: string): Promise<LanceCollection<EpisodeRecord>> {
+  episodes(tenant: string): Promise<StoreCollection<EpisodeRecord>> {
     return this.collection(tenant, EPISODES);
   }
 
-  memoryUse(tenant: string): Promise<LanceCollection<MemoryUseRecord>> {
+  memoryUse(tenant: string): Promise<StoreCollection<MemoryUseRecord>> {
     return this.collection(tenant, MEMORY_USE);
   }
 
-  relations(tenant: string): Promise<LanceCollection<RelationRecord>> {
+  relations(tenant: string): Promise<StoreCollection<RelationRecord>> {
     return this.collection(tenant, RELATIONS);
   }
 
-  thirdParties(tenant: string): Promise<LanceCollection<ThirdPartyRecord>> {
+  thirdParties(tenant: string): Promise<StoreCollection<ThirdPartyRecord>> {
     return this.collection(tenant, THIRD_PARTIES);
   }
 
-  profiles(tenant: string): Promise<LanceCollection<ProfileRecord>> {
+  profiles(tenant: string): Promise<StoreCollection<ProfileRecord>> {
     return this.collection(tenant, PROFILES);
   }
 
-  anchors(tenant: string): Promise<LanceCollection<AnchorRecord>> {
+  anchors(tenant: string): Promise<StoreCollection<AnchorRecord>> {
     return this.collection(tenant, ANCHORS);
   }
 
-  usage(tenant: string): Promise<LanceCollection<UsageRecord>> {
+  usage(tenant: string): Promise<StoreCollection<UsageRecord>> {
     return this.collection(tenant, USAGE);
   }
 
-  audit(tenant: string): Promise<LanceCollection<AuditRecord>> {
+  audit(tenant: string): Promise<StoreCollection<AuditRecord>> {
     return this.collection(tenant, AUDIT);
   }
 
-  retention(tenant: string): Promise<LanceCollection<RetentionRecord>> {
+  retention(tenant: string): Promise<StoreCollection<RetentionRecord>> {
     return this.collection(tenant, RETENTION);
   }
 
-  conversations(tenant: string): Promise<LanceCollection<ConversationRecord>> {
+  conversations(tenant: string): Promise<StoreCollection<ConversationRecord>> {
     return this.collection(tenant, CONVERSATIONS);
   }
 
-  conversationMessages(tenant: string): Promise<LanceCollection<MessageRecord>> {
+  conversationMessages(tenant: string): Promise<StoreCollection<MessageRecord>> {
     return this.collection(tenant, CONVERSATION_MESSAGES);
   }
 
@@ -269,7 +279,7 @@ export class LanceStore implements Store {
       if (kindName.includes("__")) continue;
       const kind = TABLE_KINDS.find((k) => k.name === kindName);
       const opened = this.collections.get(name);
-      const collection = opened ? await opened : kind ? await this.collection(tenant, kind) : undefined;
+      const collection = opened ? await opened : kind ? await this.engine(tenant, kind) : undefined;
       const table = collection?.lanceTable ?? (await db.openTable(name));
       if (!(await holdsEndUserRows(table))) continue;
       // A table no code of this process has opened has no write queue to wait for.
@@ -307,8 +317,15 @@ export class LanceStore implements Store {
     return this.connection;
   }
 
-  /** The collection of a tenant for any table kind; creates the table on first use. */
-  collection<T extends Keyed>(tenant: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
+  /** The collection of a tenant for any table kind (the cache layer over it, if it has one); creates the table on first use. */
+  async collection<T extends Keyed>(tenant: string, kind: TableKind<T>): Promise<StoreCollection<T>> {
+    const name = `${kind.name}__${encodeTenant(tenant)}`;
+    const engine = await this.engine(tenant, kind);
+    return (this.layers.get(name) as CachedCollection<T, LanceCollection<T>> | undefined) ?? engine;
+  }
+
+  /** The engine collection of a tenant's table, under any cache layer; creates the table on first use. */
+  engine<T extends Keyed>(tenant: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
     const name = `${kind.name}__${encodeTenant(tenant)}`;
     let c = this.collections.get(name);
     if (!c) {
@@ -376,6 +393,7 @@ export class LanceStore implements Store {
     if (this.connection) (await this.connection).close();
     this.connection = null;
     this.collections.clear();
+    this.layers.clear();
     this.ready.clear();
   }
 
@@ -391,19 +409,31 @@ export class LanceStore implements Store {
     const dir = localDirectory(this.options.uri);
     const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;
     const guards = { fence, disk: this.disk, fsync };
-    return new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), await this.hotRows(name, table, kind), guards);
+    const engine = new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), guards);
+    const layer = await this.cacheLayer(name, table, kind, engine);
+    if (layer) this.layers.set(name, layer as unknown as CachedCollection<Keyed, LanceCollection<Keyed>>);
+    return engine;
   }
 
-  private async hotRows<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>): Promise<HotRowsBinding | undefined> {
-    const { partitionColumn } = kind;
+  /** The row cache layer over a table that asks for one, unless the cache is off (`hotRowsBytes` 0). */
+  private async cacheLayer<T extends Keyed>(name: string, table: lancedb.Table, kind: TableKind<T>, engine: LanceCollection<T>): Promise<CachedCollection<T, LanceCollection<T>> | undefined> {
     const { vectorColumn, textColumn } = kind.codec;
-    if (!partitionColumn) return undefined;
+    if (!kind.cached) return undefined;
     // A kind without vectors is cached only when it says so (`hotVectors: false`): rows alone.
     const vectors = kind.hotVectors ?? true;
-    if ((!vectorColumn && vectors) || this.budget.maxBytes <= 0) return { partitionColumn };
+    if ((!vectorColumn && vectors) || this.budget.maxBytes <= 0) return undefined;
     const analyzerMatches = textColumn !== undefined && (await defaultAnalyzer(table, textColumn));
-    const rows = new HotRows({ table, name, partitionColumn, vectorColumn, textColumn, budget: this.budget, warmer: this.warmer, vectors, analyzerMatches, sharedWriters: this.options.sharedWriters, soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000 });
-    return { rows, partitionColumn, lookupColumns: kind.lookupColumns };
+    const cache = new TableCache({
+      source: engine,
+      name,
+      budget: this.budget,
+      warmer: this.warmer,
+      vectors,
+      analyzerMatches,
+      sharedWriters: this.options.sharedWriters,
+      soleWriterCheckMs: (this.options.soleWriterCheckSeconds ?? 1) * 1000,
+    });
+    return new CachedCollection(engine, cache, kind.lookupColumns);
   }
 
   private async checkDimension(table: lancedb.Table, column: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ChatMessage } from "../../ports/chat-model.js";
+import type { ChatMessage } from "../chat-message.js";
 import type { Detection } from "./detector.js";
 import { classifyIntent } from "./intent.js";
 import { EMOTIONS, type Emotion } from "./mood.js";

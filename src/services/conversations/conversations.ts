@@ -5,6 +5,7 @@ import type { ScopeKey } from "../../core/records.js";
 import { inScope, scopeCondition } from "../../core/scope.js";
 import { type Condition, where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 import { KeyedLock } from "../relational/keyed-lock.js";
 import { type Cursor, decodeCursor, encodeCursor } from "./cursor-token.js";
 
@@ -45,7 +46,7 @@ export class Conversations {
   async load(tenant: string, key: ScopeKey, id: string): Promise<ConversationRecord> {
     const table = await this.deps.store.conversations(tenant);
     // Naming the end-user lets the store answer from that user's rows in memory.
-    const [row] = key.user === "" ? await table.get([id]) : await table.find(where.and(where.eq("user", key.user), where.eq("id", id)), { withoutVector: true });
+    const [row] = key.user === "" ? await table.get([id]) : await table.forUser(key.user).find(where.eq("id", id), { withoutVector: true });
     if (!row || !inScope(key, row)) throw notFound("conversation", id);
     return row;
   }
@@ -97,7 +98,7 @@ export class Conversations {
       q.until === undefined ? undefined : where.lt("updated_at", q.until),
       after ? where.or(where.lt("updated_at", after.at), where.and(where.eq("updated_at", after.at), where.gt("id", after.id))) : undefined,
     );
-    const rows = await (await this.deps.store.conversations(tenant)).find(condition, { withoutVector: true });
+    const rows = await readsOf(await this.deps.store.conversations(tenant), scopeUser(q.key)).find(condition, { withoutVector: true });
     rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = rows.slice(0, q.size);
     const last = page[page.length - 1];
@@ -136,9 +137,9 @@ export class Conversations {
       const session = sessionOf(c);
       // The row goes last: a delete cut short leaves a conversation that can be deleted again.
       const [traces, messages, memories] = await Promise.all([
-        store.conversationMessages(tenant).then((t) => t.delete(session)),
-        store.episodes(tenant).then((t) => t.delete(session)),
-        store.memories(tenant).then((t) => t.delete(session)),
+        store.conversationMessages(tenant).then((t) => t.forUser(c.user).delete(session)),
+        store.episodes(tenant).then((t) => t.forUser(c.user).delete(session)),
+        store.memories(tenant).then((t) => t.forUser(c.user).delete(session)),
       ]);
       await (await store.conversations(tenant)).delete(where.eq("id", id));
       return { messages, memories, traces };

@@ -82,7 +82,7 @@ export async function appendMessages(
         await rememberAll(deps, tenant, turns);
       }
     } catch (error) {
-      await messages.delete(where.and(where.eq("user", c.user), where.in("id", rows.map((r) => r.id))));
+      await messages.forUser(c.user).delete(where.in("id", rows.map((r) => r.id)));
       throw error;
     }
     const firstUser = input.find((m) => m.role === "user");
@@ -113,7 +113,7 @@ export async function listMessages(
   const binding = ["conversation_messages", tenant, c.id, ...q.binding, String(q.since), String(q.newestFirst)];
   const after = decodeCursor(token, binding);
   const mine = where.and(where.eq("user", c.user), where.eq("session", c.id), where.eq("namespace", c.namespace), where.eq("agent", c.agent));
-  const rows = await (await deps.store.conversationMessages(tenant)).find(
+  const rows = await (await deps.store.conversationMessages(tenant)).forUser(c.user).find(
     where.and(
       mine,
       q.since === undefined ? undefined : where.gt("created_at", q.since),
@@ -123,7 +123,7 @@ export async function listMessages(
   );
   rows.sort((a, b) => (q.newestFirst ? b.position - a.position : a.position - b.position));
   const page = rows.slice(0, q.size);
-  const turns = page.length === 0 ? [] : await (await deps.store.episodes(tenant)).find(where.and(where.eq("user", c.user), where.in("id", page.map((m) => m.id))), { withoutVector: true });
+  const turns = page.length === 0 ? [] : await (await deps.store.episodes(tenant)).forUser(c.user).find(where.in("id", page.map((m) => m.id)), { withoutVector: true });
   const byId = new Map(turns.map((t) => [t.id, t]));
   const last = page[page.length - 1];
   return {

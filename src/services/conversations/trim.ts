@@ -9,11 +9,11 @@ const CHUNK = 1_000;
  */
 export async function trimConversationMessages(store: Store, tenant: string, user: string, turnIds: readonly string[]): Promise<number> {
   if (turnIds.length === 0) return 0;
-  const messages = await store.conversationMessages(tenant);
+  const messages = (await store.conversationMessages(tenant)).forUser(user);
   const perConversation = new Map<string, number>();
   let removed = 0;
   for (let i = 0; i < turnIds.length; i += CHUNK) {
-    const these = where.and(where.eq("user", user), where.in("id", turnIds.slice(i, i + CHUNK)));
+    const these = where.in("id", turnIds.slice(i, i + CHUNK));
     const gone = await messages.find(these, { withoutVector: true });
     if (gone.length === 0) continue;
     for (const m of gone) perConversation.set(m.session, (perConversation.get(m.session) ?? 0) + 1);

@@ -4,9 +4,9 @@ import type { ProposedFact } from "../../core/extract/proposed-fact.js";
 import { contentHash, derivedId, memoryId } from "../../core/ids.js";
 import { cosine } from "../../core/ranking.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
-import type { Collection } from "../../ports/collection.js";
 import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
+import type { Reads } from "../user-reads.js";
 import { createExtractor, type ExtractionUsage } from "./extractor.js";
 import { exactScopeCondition, factScopeCondition, inFactScope, openRows } from "./fact-rows.js";
 import { loadProfile, refreshProfile } from "./profiles.js";
@@ -49,7 +49,7 @@ const RECENT_TURNS = 6;
 const SLOT_WORDS = "live lives living based moved relocated work works working job employed joined nurse engineer married engaged divorced single dating partner name called";
 const SLOT_CANDIDATES = 50;
 
-async function recentTurns(episodes: Collection<EpisodeRecord>, key: ScopeKey, observedAt: number, exclude: ReadonlySet<string>) {
+async function recentTurns(episodes: Reads<EpisodeRecord>, key: ScopeKey, observedAt: number, exclude: ReadonlySet<string>) {
   const rows = await episodes.find(
     where.and(exactScopeCondition(key), where.lte("observed_at", observedAt), where.gte("observed_at", observedAt - 7 * DAY_MS)),
     { withoutVector: true },
@@ -95,11 +95,13 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
 
   const extractor = createExtractor(deps.chat, deps.embedder);
   const open = where.and(factScopeCondition(key), openRows);
+  // Facts and turns are read among the end-user's rows (a cache layer answers from memory).
+  const mine = memories.forUser(key.user);
   const [neighbours, profile, recent, slotRows] = await Promise.all([
-    memories.nearest(probe, open, SIMILAR_FACTS),
+    mine.nearest(probe, open, SIMILAR_FACTS),
     loadProfile(deps, tenant, key),
-    recentTurns(episodes, key, observedAt, new Set(turnIds)),
-    extractor.mode === "offline" ? memories.match(SLOT_WORDS, open, SLOT_CANDIDATES) : Promise.resolve([]),
+    recentTurns(episodes.forUser(key.user), key, observedAt, new Set(turnIds)),
+    extractor.mode === "offline" ? mine.match(SLOT_WORDS, open, SLOT_CANDIDATES) : Promise.resolve([]),
   ]);
   const shown = new Map<string, MemoryRecord>();
   for (const { row } of [...neighbours, ...slotRows]) if (row.validTo === null && inFactScope(key, row)) shown.set(row.id, row);
@@ -124,7 +126,7 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
     supersedes: f.supersedes.filter((id) => shown.has(id)),
     sources: f.sources.filter((id) => turnIds.includes(id)),
   }));
-  const { fresh, duplicates } = await dropDuplicates(deps, memories, key, facts, [...shown.values()]);
+  const { fresh, duplicates } = await dropDuplicates(deps, mine, key, facts, [...shown.values()]);
   result.skippedDuplicates = duplicates.length;
 
   const candidateIds = fresh.map(({ fact }) => memoryId(tenant, key, fact.text));
@@ -200,7 +202,7 @@ interface Duplicate {
 /** Drops facts whose normalised text is stored or repeated, then those ≥ 0.95 cosine to a stored or earlier new fact. */
 async function dropDuplicates(
   deps: ServiceDeps,
-  memories: Collection<MemoryRecord>,
+  memories: Reads<MemoryRecord>,
   key: ScopeKey,
   facts: readonly ProposedFact[],
   shown: readonly MemoryRecord[],

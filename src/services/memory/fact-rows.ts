@@ -1,5 +1,6 @@
 import type { MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Collection } from "../../ports/collection.js";
+import type { Reads } from "../user-reads.js";
 import { type Condition, where } from "../../core/condition.js";
 
 /**
@@ -53,20 +54,19 @@ export async function heldAt(memories: Collection<MemoryRecord>, rows: readonly 
 
 /**
  * The closed rows each of `ids` replaced, following the chain back (oldest first per id), with
- * one query per chain step for all ids together. `user`, when given, is the hits' end-user.
+ * one query per chain step for all ids together. Supersedes never cross end-users, so `memories`
+ * may be the hits' end-user's rows (`readsOf`), which only narrows the read.
  */
 export async function replacedChains(
-  memories: Collection<MemoryRecord>,
+  memories: Reads<MemoryRecord>,
   ids: readonly string[],
-  user?: string,
   depth = 20,
 ): Promise<Map<string, MemoryRecord[]>> {
   const chains = new Map<string, MemoryRecord[]>(ids.map((id) => [id, []]));
   const owner = new Map<string, string>(ids.map((id) => [id, id]));
   let frontier = [...ids];
   for (let step = 0; step < depth && frontier.length > 0; step++) {
-    // Supersedes never cross end-users, so naming the user only narrows the scan.
-    const older = await memories.find(where.and(user ? where.eq("user", user) : undefined, where.in("superseded_by", frontier)), { withoutVector: true });
+    const older = await memories.find(where.in("superseded_by", frontier), { withoutVector: true });
     frontier = [];
     for (const row of older) {
       const head = owner.get(row.supersededBy);

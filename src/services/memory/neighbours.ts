@@ -3,6 +3,7 @@ import type { Condition } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf } from "../user-reads.js";
 
 /** The transcript around a set of recalled turns. */
 export interface Neighbourhood {
@@ -36,10 +37,9 @@ const TRANSCRIPT_MAX = 5_000;
  */
 export async function transcriptToScan(deps: ServiceDeps, tenant: string, key: ScopeKey): Promise<EpisodeRecord[] | undefined> {
   if (key.user === "") return undefined;
-  const episodes = await deps.store.episodes(tenant);
-  const scope = scopeCondition(key);
-  if (!episodes.inMemory || episodes.inMemory(scope)) return undefined;
-  const turns = await episodes.find(scope, { withoutVector: true, limit: TRANSCRIPT_MAX + 1 });
+  const episodes = (await deps.store.episodes(tenant)).forUser(key.user);
+  if (episodes.inMemory()) return undefined;
+  const turns = await episodes.find(scopeCondition(key), { withoutVector: true, limit: TRANSCRIPT_MAX + 1 });
   return turns.length > TRANSCRIPT_MAX ? undefined : turns;
 }
 
@@ -63,9 +63,11 @@ export async function neighbours(deps: ServiceDeps, tenant: string, rows: readon
     group.traces.add(e.traceNumber - 1).add(e.traceNumber + 1);
     tracesByScope.set(scopeOf(e), group);
   }
+  // Turns are looked up among their end-user's rows when every group shares one.
+  const groupUsers = new Set([...tracesByScope.values()].map((g) => g.key.user));
   const around = transcript
     ? transcript.filter((e) => tracesByScope.get(scopeOf(e))?.traces.has(e.traceNumber))
-    : await (await deps.store.episodes(tenant)).find(
+    : await readsOf(await deps.store.episodes(tenant), groupUsers.size === 1 ? [...groupUsers][0] : undefined).find(
         where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
         { withoutVector: true },
       );
@@ -96,7 +98,5 @@ async function ownEpisodes(
   }
   // Naming the end-user when every row shares one lets the store answer from that user's rows.
   const users = new Set(rows.map((r) => r.user));
-  const byId = where.in("id", sourceIds);
-  const lookup = users.size === 1 ? where.and(where.eq("user", rows[0].user), byId) : byId;
-  return (await deps.store.episodes(tenant)).find(lookup, { withoutVector: true });
+  return readsOf(await deps.store.episodes(tenant), users.size === 1 ? rows[0].user : undefined).find(where.in("id", sourceIds), { withoutVector: true });
 }

@@ -48,7 +48,7 @@ export async function refreshProfile(
   const [existing] = await profiles.get([id]);
   if (existing?.sessionKey === sessionKey) return;
   const memories = await deps.store.memories(tenant);
-  const facts = await memories.find(where.and(factScopeCondition(key), openRows), { withoutVector: true });
+  const facts = await memories.forUser(key.user).find(where.and(factScopeCondition(key), openRows), { withoutVector: true });
   if (facts.length === 0) return;
   const ranked = [...facts].sort((a, b) => b.importance - a.importance || b.validFrom - a.validFrom).slice(0, PROFILE_SOURCE_FACTS);
   let text = composeProfile(ranked);

@@ -14,6 +14,7 @@ import { episodeToProto, memoryToProto } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { decodePageToken, encodePageToken } from "../page-token.js";
 import { replacedBy } from "./recall.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 
 const DAY_MS = 86_400_000;
 /** Ids per delete commit when Forget removes unused memories by id. */
@@ -61,7 +62,8 @@ export async function memoryHistory(deps: ServiceDeps, tenant: string, req: Memo
     if (!next) break;
     newest = next;
   }
-  const chain = [...(await replacedBy(memories, newest.id)), newest];
+  // Supersedes never cross end-users: the chain is read among the newest row's user's rows.
+  const chain = [...(await replacedBy(readsOf(memories, newest.user), newest.id)), newest];
   return { chain: (await deps.access.current(tenant, chain)).map((m) => memoryToProto(tenant, m)) };
 }
 
@@ -73,7 +75,7 @@ export async function forget(deps: ServiceDeps, tenant: string, req: ForgetReque
   }
   if (req.unusedForDays < 0) throw invalidArgument("unused_for_days", "INVALID_COUNT", "unused_for_days must not be negative");
   const keepPinned = req.pinnedExempt ?? true;
-  const memories = await deps.store.memories(tenant);
+  const memories = readsOf(await deps.store.memories(tenant), scopeUser(key));
   if (req.unusedForDays === 0) {
     return { deleted: BigInt(await memories.delete(where.and(scopeCondition(key), keepPinned ? where.eq("pinned", false) : undefined))) };
   }

@@ -12,6 +12,7 @@ import type { PatchableCollection } from "../../ports/collection.js";
 import type { WordVectors } from "../../ports/word-vectors.js";
 import type { ServiceDeps } from "../deps.js";
 import { replacedChains } from "./fact-rows.js";
+import { type Reads, readsOf, scopeUser } from "../user-reads.js";
 import { neighbours, transcriptToScan } from "./neighbours.js";
 
 /** A validated recall. */
@@ -69,7 +70,7 @@ async function heldAt(memories: PatchableCollection<MemoryRecord>, rows: MemoryR
 }
 
 /** The closed rows an open row replaced, oldest first (follows the chain back). */
-export async function replacedBy(memories: PatchableCollection<MemoryRecord>, id: string, depth = 20): Promise<MemoryRecord[]> {
+export async function replacedBy(memories: Reads<MemoryRecord>, id: string, depth = 20): Promise<MemoryRecord[]> {
   const chain: MemoryRecord[] = [];
   let frontier = [id];
   for (let i = 0; i < depth && frontier.length > 0; i++) {
@@ -137,6 +138,8 @@ function scoreWords(vectors: WordVectors, query: string, pool: Candidate[]): voi
 export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
   const weights = { ...tuning.weights, ...input.weights };
   const memories = await deps.store.memories(tenant);
+  // The end-user's rows when the scope names one (a cache layer answers them from memory).
+  const reads = readsOf(memories, scopeUser(input.key));
   const condition = recallCondition(input);
   const fetch = input.k * 3;
   // The word search needs no vector: it runs while the query is being embedded. Hits come without
@@ -146,8 +149,8 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // With the end-user's turns not in memory, their transcript is read beside the two searches.
   // (A failed read of it only means the turns are looked up one by one.)
   const transcript = weights.context > 0 ? transcriptToScan(deps, tenant, input.key).catch(() => undefined) : undefined;
-  const wordSearch = weights.lexical > 0 ? memories.match(input.query, condition, fetch, scores) : Promise.resolve([]);
-  const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await memories.nearest(v, condition, fetch, scores) }));
+  const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch, scores) : Promise.resolve([]);
+  const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await reads.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
@@ -174,7 +177,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   if (unscored.size > 0) {
     // One read scores the rows only words found and reads the adjacent turns (inside the filter).
     const ids = [...unscored];
-    for (const { row, score } of await memories.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
+    for (const { row, score } of await reads.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
       const c = candidates.get(row.id);
       if (c) c.similarity = score;
       else add(row, score, 0);
@@ -195,7 +198,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
-  // One read per chain step for all hits, pinned to the end-user when the scope names one.
-  const chains = input.includeHistory ? await replacedChains(memories, ranked.map((h) => h.memory.id), input.key.user || undefined) : undefined;
+  // One read per chain step for all hits, among the end-user's rows when the scope names one.
+  const chains = input.includeHistory ? await replacedChains(reads, ranked.map((h) => h.memory.id)) : undefined;
   return Promise.all(ranked.map(async (h) => ({ ...h, history: chains ? await deps.access.current(tenant, chains.get(h.memory.id) ?? []) : [] })));
 }

@@ -2,6 +2,7 @@ import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../
 import { derivedId, memoryIdentity } from "../../core/ids.js";
 import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf } from "../user-reads.js";
 
 /** One validated turn to remember. */
 export interface RememberInput {
@@ -44,9 +45,8 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
   // Ids embed the scope, so naming the end-user when all items share one loses no match and lets
   // the store answer from that user's rows in memory instead of scanning the table.
   const users = new Set(items.map((i) => i.key.user));
-  const byId = where.in("id", ids);
-  const lookup = users.size === 1 ? where.and(where.eq("user", [...users][0]), byId) : byId;
-  const existing = new Map((await memories.find(lookup, { withoutVector: true })).map((m) => [m.id, m]));
+  const lookup = readsOf(memories, users.size === 1 ? [...users][0] : undefined);
+  const existing = new Map((await lookup.find(where.in("id", ids), { withoutVector: true })).map((m) => [m.id, m]));
   // Rows are built field by field: spreading the scope key first and adding ~25 properties after
   // it cost ~40 µs a row (V8 grows the cloned object one slow transition at a time), 40× more.
   const memoryRows: MemoryRecord[] = items.map((item, i) => {

@@ -9,6 +9,7 @@ import { isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
 import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 
 /** A validated rollup request. */
 export interface RollupInput {
@@ -45,7 +46,7 @@ export function rollupInput(req: RollupRequest): RollupInput {
  * stored next to a rollup summary that lists it (and that it predates) is deleted now.
  */
 async function finishInterrupted(memories: PatchableCollection<MemoryRecord>, key: ScopeKey): Promise<number> {
-  const summaries = await memories.find(where.and(scopeCondition(key), where.eq("fact_type", "summary"), where.eq("category", ROLLUP_CATEGORY)), { withoutVector: true });
+  const summaries = await readsOf(memories, scopeUser(key)).find(where.and(scopeCondition(key), where.eq("fact_type", "summary"), where.eq("category", ROLLUP_CATEGORY)), { withoutVector: true });
   const writtenAt = new Map<string, number>();
   for (const s of summaries) for (const id of s.sourceIds) writtenAt.set(id, Math.max(writtenAt.get(id) ?? 0, s.createdAt));
   if (writtenAt.size === 0) return 0;
@@ -81,7 +82,7 @@ export async function rollupScope(deps: ServiceDeps, tenant: string, input: Roll
   const recovered = await finishInterrupted(memories, input.key);
   const now = deps.clock.now().getTime();
   const cutoff = rollupCutoff(now, input.olderThanDays);
-  const candidates = await memories.find(
+  const candidates = await readsOf(memories, scopeUser(input.key)).find(
     where.and(scopeCondition(input.key), where.isNull("valid_to"), where.eq("pinned", false), where.ne("fact_type", "summary"), where.lte("valid_from", cutoff)),
     { withoutVector: true },
   );

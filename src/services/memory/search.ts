@@ -6,6 +6,7 @@ import { cosine } from "../../core/ranking.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { scopeCondition } from "../../core/scope.js";
 import { type Condition, where } from "../../core/condition.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 import type { ServiceDeps } from "../deps.js";
 import { believedAt, heldAt, openRows, replacedChains, startedBy } from "./fact-rows.js";
 
@@ -67,13 +68,14 @@ const onNamedDate = (m: MemoryRecord, dates: readonly NamedDate[]) => onAnyDate(
  */
 export async function searchFacts(deps: ServiceDeps, tenant: string, input: SearchInput, signals?: QuestionSignals): Promise<FactHit[]> {
   const memories = await deps.store.memories(tenant);
+  const reads = readsOf(memories, scopeUser(input.key));
   const q = signals ?? (await questionSignals(deps, input.query));
   const condition = where.and(scopeCondition(input.key), timeCondition(input));
   const fetch = Math.max(30, input.k * 3);
   const [byMeaning, byWords, byDate] = await Promise.all([
-    memories.nearest(q.vector, condition, fetch),
-    memories.match(input.query, condition, fetch),
-    q.dates.length > 0 ? memories.find(where.and(condition, onDatesCondition(q.dates)), { limit: fetch }) : Promise.resolve([]),
+    reads.nearest(q.vector, condition, fetch),
+    reads.match(input.query, condition, fetch),
+    q.dates.length > 0 ? reads.find(where.and(condition, onDatesCondition(q.dates)), { limit: fetch }) : Promise.resolve([]),
   ]);
   const candidates = new Map<string, SearchCandidate<MemoryRecord>>();
   const add = (row: MemoryRecord, similarity?: number) => {
@@ -101,7 +103,7 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
   const top = topWithReservedPlaces(scoreCandidates(pool), input.k);
   const now = deps.clock.now().getTime();
   deps.access.touch(tenant, top.map((h) => h.item), now);
-  const chains = await replacedChains(memories, top.map((h) => h.item.id), input.key.user || undefined);
+  const chains = await replacedChains(reads, top.map((h) => h.item.id));
   return top.map((h) => ({ ...h, history: chains.get(h.item.id) ?? [] }));
 }
 
@@ -114,7 +116,7 @@ export async function searchTurns(
   k: number,
   signals?: QuestionSignals,
 ): Promise<ScoredCandidate<EpisodeRecord>[]> {
-  const episodes = await deps.store.episodes(tenant);
+  const episodes = readsOf(await deps.store.episodes(tenant), scopeUser(key));
   const q = signals ?? (await questionSignals(deps, query));
   const condition = scopeCondition(key);
   const fetch = Math.max(10, k * 3);

@@ -1,6 +1,7 @@
 import type { UsageRequest } from "../../gen/agentmem/v1/memory_service_pb.js";
 import { scopeCondition, scopeKey } from "../../core/scope.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 
 /** Rough stored size of a row read without its vector: its fields as JSON plus the float32 vector. */
 function approxBytes(row: object, dimension: number): number {
@@ -15,7 +16,8 @@ function approxBytes(row: object, dimension: number): number {
 export async function usageReport(deps: ServiceDeps, tenant: string, req: UsageRequest) {
   const key = scopeKey(req.scope);
   const condition = scopeCondition(key);
-  const [memories, episodes] = await Promise.all([deps.store.memories(tenant), deps.store.episodes(tenant)]);
+  const user = scopeUser(key);
+  const [memories, episodes] = await Promise.all([deps.store.memories(tenant).then((c) => readsOf(c, user)), deps.store.episodes(tenant).then((c) => readsOf(c, user))]);
   const [memoryRows, episodeRows, bytesOnDisk, totals] = await Promise.all([
     memories.count(condition),
     episodes.count(condition),

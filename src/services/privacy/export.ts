@@ -23,9 +23,9 @@ async function tablesOf(deps: ServiceDeps, tenant: string, user: string): Promis
 export async function exportEndUser(deps: ServiceDeps, tenant: string, user: string) {
   const mine = where.eq("user", user);
   const [memories, episodes, relation, parties, anchors, profiles, tables] = await Promise.all([
-    deps.store.memories(tenant).then((c) => c.find(mine, { withoutVector: true })),
-    deps.store.episodes(tenant).then((c) => c.find(mine, { withoutVector: true })),
-    deps.store.relations(tenant).then((c) => c.find(mine)),
+    deps.store.memories(tenant).then((c) => c.forUser(user).find(where.all(), { withoutVector: true })),
+    deps.store.episodes(tenant).then((c) => c.forUser(user).find(where.all(), { withoutVector: true })),
+    deps.store.relations(tenant).then((c) => c.forUser(user).find(where.all())),
     deps.store.thirdParties(tenant).then((c) => c.find(mine)),
     deps.store.anchors(tenant).then((c) => c.find(mine)),
     deps.store.profiles(tenant).then((c) => c.find(mine)),

@@ -188,13 +188,14 @@ export class RetentionPolicy {
   }
 
   private async trimOwner(tenant: string, owner: RetentionOwner, cap: number): Promise<TrimCounts> {
-    const episodes = await this.store.episodes(tenant);
+    // The owner's rows (`user` "" for a user-less scope): read and deleted among that end-user's rows.
+    const episodes = (await this.store.episodes(tenant)).forUser(owner.user);
     const mine = ownerCondition(owner);
     if ((await episodes.count(mine)) <= cap) return NONE;
-    const memories = await this.store.memories(tenant);
+    const memories = (await this.store.memories(tenant)).forUser(owner.user);
     const [turns, facts] = await Promise.all([episodes.find(mine, { withoutVector: true }), memories.find(mine, { withoutVector: true })]);
     const plan = planTrim(turns, facts, cap);
-    const deleteIn = async (collection: Collection<Keyed>, ids: readonly string[], only?: Condition) => {
+    const deleteIn = async (collection: Pick<Collection<Keyed>, "delete">, ids: readonly string[], only?: Condition) => {
       let n = 0;
       for (let i = 0; i < ids.length; i += this.deleteChunk) n += await collection.delete(where.and(mine, only, where.in("id", ids.slice(i, i + this.deleteChunk))));
       return n;

@@ -6,6 +6,7 @@ import { buildSystemPrompt } from "../../core/relational/prompt.js";
 import type { RelationRecord } from "../../core/relational/records.js";
 import { relationBias, type Tone, toneFor } from "../../core/relational/state.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 import { rememberAll } from "../memory/remember.js";
 import type { KeyedLock } from "./keyed-lock.js";
 import { judgeMessage } from "./judgement.js";
@@ -115,6 +116,6 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     written,
   ]);
   deps.access.touch(tenant, relevant.map((r) => r.memory), now);
-  const totalStored = await (await deps.store.memories(tenant)).count(memoriesOfUser(input.key));
+  const totalStored = await readsOf(await deps.store.memories(tenant), scopeUser(input.key)).count(memoriesOfUser(input.key));
   return { reply, relevant, totalStored, relation, detection, tone, relationBias: bias, systemPrompt, memoryId };
 }

@@ -5,12 +5,9 @@ import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import type { KeyedLock } from "./keyed-lock.js";
 
-/** The one relation row of an end-user (its id is the user): pinned to the user, so it is read from memory once held. */
-const relationOf = (user: string) => where.and(where.eq("user", user), where.eq("id", user));
-
-/** The stored relation of an end-user, or undefined if never seen. */
+/** The stored relation of an end-user (its id is the user), or undefined if never seen; read among the user's rows, so from memory once held. */
 export async function readRelation(deps: ServiceDeps, tenant: string, user: string): Promise<RelationRecord | undefined> {
-  const [row] = await (await deps.store.relations(tenant)).find(relationOf(user), { withoutVector: true });
+  const [row] = await (await deps.store.relations(tenant)).forUser(user).find(where.eq("id", user), { withoutVector: true });
   return row;
 }
 
@@ -66,7 +63,7 @@ export async function changeRelation(
   const relations = await deps.store.relations(tenant);
   return new Promise((resolve, reject) => {
     const held = lock.run(`${tenant}\u0000${user}`, async () => {
-      const [row] = await relations.find(relationOf(user), { withoutVector: true });
+      const [row] = await relations.forUser(user).find(where.eq("id", user), { withoutVector: true });
       const next = change(row ?? newRelation(user));
       const written = relations.upsert([next]);
       resolve({ relation: next, written });

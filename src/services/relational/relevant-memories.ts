@@ -2,6 +2,7 @@ import type { MemoryRecord, ScopeKey } from "../../core/records.js";
 import { scopeCondition } from "../../core/scope.js";
 import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
+import { readsOf, scopeUser } from "../user-reads.js";
 
 /** A memory relevant to the incoming message, with its raw cosine similarity. */
 export interface RelevantMemory {
@@ -30,7 +31,7 @@ export async function relevantMemories(
   options: { k: number; minSimilarity: number; at?: number },
 ): Promise<RelevantMemory[]> {
   const memories = await deps.store.memories(tenant);
-  const hits = await memories.nearest(vector, memoriesOfUser(key, options.at), options.k);
+  const hits = await readsOf(memories, scopeUser(key)).nearest(vector, memoriesOfUser(key, options.at), options.k);
   return hits
     .filter((h) => h.score >= options.minSimilarity)
     .sort((a, b) => b.score - a.score)

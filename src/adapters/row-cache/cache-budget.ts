@@ -1,4 +1,4 @@
-/** One cached partition as the budget sees it. */
+/** One held end-user (of one table) as the budget sees it. */
 interface Entry {
   bytes: number;
   evict: () => void;
@@ -8,32 +8,32 @@ interface Entry {
 export interface CacheCounters {
   /** Reads answered from memory. */
   hits: number;
-  /** Partitions loaded from the engine. */
+  /** End-users loaded from the engine. */
   loads: number;
-  /** Partitions started empty without a scan: a key the table has never held (a new end-user). */
+  /** End-users started empty without a scan: a user the table has never held (a new end-user). */
   fresh: number;
-  /** Milliseconds spent loading partitions. */
+  /** Milliseconds spent loading end-users. */
   loadMillis: number;
   /** Pinned reads answered by the engine because the end-user's rows were not held (each asks the warmer for a load). */
   coldReads: number;
-  /** Partitions loaded in the background after a cold read (see `Warmer`). */
+  /** End-users loaded in the background after a cold read (see `Warmer`). */
   warms: number;
   /** Background loads not made: queue full, not admitted by the budget, no longer wanted, or failed. */
   warmsSkipped: number;
-  /** Reads sent to the engine (no pinned partition, partition too large, or raced a change). */
+  /** Reads for one end-user sent to the engine (user too large, or not held and no warmer). */
   bypasses: number;
-  /** Times a table's cached partitions were dropped because of a version this process did not write. */
+  /** Times a table's held users were dropped because of a version this process did not write. */
   invalidations: number;
-  /** Partitions evicted to stay within the byte budget. */
+  /** End-users evicted to stay within the byte budget. */
   evictions: number;
-  /** Gauge: partitions held now. */
+  /** Gauge: end-users held now (per table; the `/metrics` name stays `partitions`). */
   partitions: number;
   /** Gauge: estimated bytes held now. */
   bytes: number;
 }
 
 /**
- * The process-wide byte budget of the hot-row cache: least-recently-used partitions (across all
+ * The process-wide byte budget of the row cache: least-recently-used held users (across all
  * tables and tenants) are evicted when the estimated total passes `maxBytes`.
  */
 export class CacheBudget {

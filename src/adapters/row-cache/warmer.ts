@@ -1,10 +1,10 @@
-/** Options for the background loader of cold partitions. Every field has a default. */
+/** Options for the background loader of end-users not held. Every field has a default. */
 export interface WarmerOptions {
-  /** At most this many partitions wait to be loaded; further requests are dropped (default 64). */
+  /** At most this many end-users wait to be loaded; further requests are dropped (default 64). */
   maxQueued?: number;
   /**
-   * A partition that would not fit the budget without evicting another is loaded only once it
-   * has been asked for this many times while not held (default 2): with more end-users than the
+   * An end-user who would not fit the budget without evicting another is loaded only once they
+   * have been asked for this many times while not held (default 2): with more end-users than the
    * budget holds, loading every miss would evict a user as likely to come back as the one loaded.
    */
   admitAfterMisses?: number;
@@ -18,14 +18,14 @@ export interface WarmBudget {
   readonly counters: { bytes: number; partitions: number; warms: number; warmsSkipped: number };
 }
 
-/** A queued load: `run` loads the partition; `wanted` says whether it still should (not held, table not rewritten). */
+/** A queued load: `run` loads the end-user's rows; `wanted` says whether it still should (not held, table not rewritten). */
 export interface WarmJob {
   run(): Promise<unknown>;
   wanted(): boolean;
 }
 
 /**
- * Loads cold partitions (an end-user's rows) into the hot-row cache off the request path: a read
+ * Loads end-users' rows into the row cache off the request path: a read
  * for an end-user who is not held is answered by the engine at once and asks for a load here. One
  * load runs at a time, and only while no read or request is in flight (a load is a filtered scan
  * that would share the cores with the reads waiting); the queue is bounded and `stop` cancels what waits.
@@ -45,7 +45,7 @@ export class Warmer {
     private readonly options: WarmerOptions = {},
   ) {}
 
-  /** Partitions waiting to be loaded. */
+  /** End-users waiting to be loaded. */
   get queued(): number {
     return this.queue.size;
   }
@@ -105,7 +105,7 @@ export class Warmer {
     this.stopped = false;
   }
 
-  /** A partition fits without evicting, or it has been missed often enough to displace one. */
+  /** An end-user fits without evicting, or has been missed often enough to displace one. */
   private admits(misses: number): boolean {
     const { bytes, partitions } = this.budget.counters;
     const typical = partitions > 0 ? bytes / partitions : 0;
@@ -135,7 +135,7 @@ export class Warmer {
         this.misses.delete(key);
         this.budget.counters.warms++;
       } catch {
-        // A failed load leaves the partition cold; the next read asks again.
+        // A failed load leaves the user not held; the next read asks again.
         this.budget.counters.warmsSkipped++;
       }
     }

@@ -104,17 +104,19 @@ export function rowFilter(condition: Condition): (row: ColumnRow) => boolean {
 }
 
 /**
- * The values a condition restricts `column` to, if it does: `=` or `IN` at the top, the
+ * The values a condition restricts `column` to, if it does (how a read of held rows picks an index
+ * lookup by `id`, `trace_number` … over a scan; never how the end-user is found, which the
+ * caller names): `=` or `IN` at the top, the
  * intersection over the parts of an AND that restrict it, or the union over an OR whose every
  * branch restricts it. No row with another value in `column` can match.
  */
-export function pinnedValues(condition: Condition, column: string): ReadonlySet<Scalar> | undefined {
+export function lookupValues(condition: Condition, column: string): ReadonlySet<Scalar> | undefined {
   if (condition.op === "eq" && condition.column === column) return new Set([condition.value]);
   if (condition.op === "in" && condition.column === column) return new Set(condition.values);
   if (condition.op === "and") {
     let out: Set<Scalar> | undefined;
     for (const c of condition.conditions) {
-      const values = pinnedValues(c, column);
+      const values = lookupValues(c, column);
       if (values) out = out ? new Set([...out].filter((v) => values.has(v))) : new Set(values);
     }
     return out;
@@ -122,17 +124,11 @@ export function pinnedValues(condition: Condition, column: string): ReadonlySet<
   if (condition.op === "or" && condition.conditions.length > 0) {
     const union = new Set<Scalar>();
     for (const c of condition.conditions) {
-      const values = pinnedValues(c, column);
+      const values = lookupValues(c, column);
       if (!values) return undefined;
       for (const v of values) union.add(v);
     }
     return union;
   }
   return undefined;
-}
-
-/** The one value a condition pins `column` to, if there is exactly one (see `pinnedValues`). */
-export function pinnedValue(condition: Condition, column: string): Scalar | undefined {
-  const values = pinnedValues(condition, column);
-  return values?.size === 1 ? [...values][0] : undefined;
 }

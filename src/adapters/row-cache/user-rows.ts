@@ -41,18 +41,18 @@ const K1 = 1.2;
 const B = 0.75;
 
 /** A row with its score, best first. */
-export interface PartitionHit {
+export interface RowHit {
   row: ColumnRow;
   vector: Float32Array;
   score: number;
 }
 
 /**
- * The rows of one partition (one end-user's memories) held in memory: column rows, a dense vector
+ * The rows of one held end-user (all of that user's rows in one table) held in memory: column rows, a dense vector
  * matrix and term postings, so a recall is a flat cosine scan and an in-memory BM25
  * instead of two prefiltered engine queries. Rows are kept dense (swap-remove).
  */
-export class Partition {
+export class UserRows {
   private ids: string[] = [];
   private readonly slot = new Map<string, number>();
   private rows: ColumnRow[] = [];
@@ -136,7 +136,7 @@ export class Partition {
    * lists …): rows are never mutated here and callers get copies, so sharing is safe.
    */
   private compact(row: ColumnRow): ColumnRow {
-    // One column order for every row of the partition (loaded rows come in schema order, written
+    // One column order for every row of the user (loaded rows come in schema order, written
     // ones in codec order), so all rows share one object shape and property reads stay monomorphic.
     const keys = Object.keys(row);
     if (this.vectorColumn !== undefined && this.vectorColumn in row) keys.splice(keys.indexOf(this.vectorColumn), 1);
@@ -170,14 +170,14 @@ export class Partition {
   }
 
   /** The row with this id, if held. */
-  get(id: string, withVector = true): PartitionHit | undefined {
+  get(id: string, withVector = true): RowHit | undefined {
     const at = this.slot.get(id);
     return at === undefined ? undefined : this.hit(at, 0, withVector);
   }
 
   /** Rows that pass `keep` (at most `limit`), in storage order. */
-  filter(keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): PartitionHit[] {
-    const out: PartitionHit[] = [];
+  filter(keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): RowHit[] {
+    const out: RowHit[] = [];
     for (let at = 0; at < this.ids.length && out.length < limit; at++) if (keep(this.rows[at])) out.push(this.hit(at, 0, withVector));
     return out;
   }
@@ -193,7 +193,7 @@ export class Partition {
    * Rows whose `column` holds one of `values` and that pass `keep` (at most `limit`), in storage
    * order: `id` through the slot map, other columns through an index built on first use.
    */
-  lookup(column: string, values: ReadonlySet<unknown>, keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): PartitionHit[] {
+  lookup(column: string, values: ReadonlySet<unknown>, keep: (row: ColumnRow) => boolean, limit = Infinity, withVector = true): RowHit[] {
     const slots: number[] = [];
     if (column === "id") {
       for (const v of values) {
@@ -209,7 +209,7 @@ export class Partition {
       }
     }
     slots.sort((a, b) => a - b);
-    const out: PartitionHit[] = [];
+    const out: RowHit[] = [];
     for (const at of slots) {
       if (out.length >= limit) break;
       if (keep(this.rows[at])) out.push(this.hit(at, 0, withVector));
@@ -239,7 +239,7 @@ export class Partition {
    * `keep` runs only on rows good enough to enter the running top (a min-heap), so a filter that
    * passes most rows is evaluated a few dozen times rather than once per row.
    */
-  nearest(query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
+  nearest(query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): RowHit[] {
     const n = this.ids.length;
     if (limit <= 0 || n === 0) return [];
     const qn = norm(query, this.dimension);
@@ -252,7 +252,7 @@ export class Partition {
   }
 
   /** `nearest` among the rows with these ids only (no scan of the others). */
-  nearestAmong(ids: ReadonlySet<unknown>, query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
+  nearestAmong(ids: ReadonlySet<unknown>, query: Float32Array, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): RowHit[] {
     if (limit <= 0) return [];
     const qn = norm(query, this.dimension);
     const heap = new TopHeap(limit);
@@ -286,11 +286,11 @@ export class Partition {
   }
 
   /**
-   * Top `limit` rows by BM25 (over this partition's statistics) among rows that pass `keep`:
+   * Top `limit` rows by BM25 (over this user's statistics) among rows that pass `keep`:
    * scores accumulate over the query terms' postings, then `keep` runs only on rows that would
    * enter the top, visited in storage order (ties keep the earlier row).
    */
-  match(text: string, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): PartitionHit[] {
+  match(text: string, keep: (row: ColumnRow) => boolean, limit: number, withVector = true): RowHit[] {
     const query = [...new Set(ftsTerms(text))].map((t) => this.dictionary.get(t)).filter((t): t is number => t !== undefined);
     const n = this.ids.length;
     if (query.length === 0 || limit <= 0 || n === 0) return [];
@@ -325,7 +325,7 @@ export class Partition {
   }
 
   /** A row with its score, and a copy of its vector (empty when not wanted: copying is most of a lookup's cost). */
-  private hit(at: number, score: number, withVector: boolean): PartitionHit {
+  private hit(at: number, score: number, withVector: boolean): RowHit {
     const vector = withVector ? this.matrix.slice(at * this.dimension, (at + 1) * this.dimension) : EMPTY_VECTOR;
     return { row: this.rows[at], vector, score };
   }
@@ -405,8 +405,8 @@ function norm(vector: Float32Array, dimension: number): number {
 }
 
 /**
- * Terms are shared by every partition (one string per distinct term in the process, not one per
- * partition holding it), up to a bound.
+ * Terms are shared by every held user (one string per distinct term in the process, not one per
+ * user holding it), up to a bound.
  */
 const TERMS = new Map<string, string>();
 const MAX_SHARED_TERMS = 500_000;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Partition } from "./partition.js";
+import { UserRows } from "./user-rows.js";
 
 const vector = (x: number) => new Float32Array([x, 1 - x]);
 
-describe("Partition lookups", () => {
+describe("UserRows lookups", () => {
   it("keeps a column index across in-place updates that leave its column alone, and drops it when one changes it", () => {
-    const p = new Partition(2, "text");
+    const p = new UserRows(2, "text");
     p.put("a", { id: "a", text: "first note", superseded_by: "", access_count: 0 }, vector(0.1));
     p.put("b", { id: "b", text: "second note", superseded_by: "", access_count: 0 }, vector(0.2));
     const open = () => p.lookup("superseded_by", new Set([""]), () => true).map((h) => h.row.id);

@@ -1,9 +1,9 @@
 /**
- * Term postings of one partition, `(slot, tf)` pairs per term id, all in one `Int32Array` pool:
+ * Term postings of one held end-user, `(slot, tf)` pairs per term id, all in one `Int32Array` pool:
  * each term owns a region that doubles (moving to the pool's end) when full, and the pool is
  * compacted when it is full and a third of it is abandoned regions. A few typed arrays instead of an
- * array per term: a partition of a few thousand distinct terms is a handful of heap objects, so a
- * major GC has ~three objects per term and partition less to mark.
+ * array per term: a user of a few thousand distinct terms is a handful of heap objects, so a
+ * major GC has ~three objects per term and user less to mark.
  */
 export class Postings {
   private pool = new Int32Array(1024);
