@@ -61,6 +61,18 @@ describe("Maintainer", () => {
     expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
   });
 
+  it("does not wait for a lull to compact a table far behind (4× the small-fragment threshold)", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 8)]);
+    let asked = 0;
+    const never = new Promise<void>(() => undefined);
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(asked).toBe(0);
+    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+  });
+
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
     const store = await freshStore(8);
     const episodes = await store.episodes("t");
