@@ -13,13 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { countTokens } from "gpt-tokenizer";
 import { pino } from "pino";
 import { createOpenAIChatModel } from "../src/adapters/chat/openai-chat-model.js";
 import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
 import { type App, createApp } from "../src/app.js";
-import { createApiInterceptors } from "../src/server/api-interceptors.js";
+import { createApiInterceptors, createInProcessTransport } from "../src/compose/api-interceptors.js";
 import { loadConfig } from "../src/config.js";
 import { contentHash, memoryId } from "../src/core/ids.js";
 import type { MemoryRecord } from "../src/core/records.js";
@@ -46,7 +46,7 @@ async function open(chat?: ChatModel): Promise<{ app: App; client: ReturnType<ty
   const dir = await mkdtemp(join(tmpdir(), "agentmem-bench-facts-"));
   const config = loadConfig({ data: dir, embedder: "hash" }, { AGENTMEM_LOG_LEVEL: "silent" });
   const app = await createApp(config, { embedder: createHashEmbedder(), chat, logger: pino({ level: "silent" }) });
-  const client = createClient(MemoryService, createRouterTransport((router) => app.routes(router), { router: { interceptors: createApiInterceptors(config, app, app.deps.logger) } }));
+  const client = createClient(MemoryService, createInProcessTransport(config, app, createApiInterceptors(config, app, app.deps.logger)));
   return { app, client, dir };
 }
 

@@ -32,8 +32,8 @@ import { MemoryService, RecallRequestSchema } from "../src/gen/agentmem/v1/memor
 import { openWordVectors } from "../src/adapters/word-vectors/compact-word-vectors.js";
 import type { Embedder } from "../src/ports/embedder.js";
 import type { WordVectors } from "../src/ports/word-vectors.js";
-import { DEV_TENANT } from "../src/server/principal.js";
-import { type RunningServer, startServer } from "../src/server/server.js";
+import { DEV_TENANT } from "../src/services/request-context.js";
+import { type RunningServer, startServer } from "../src/compose/start-server.js";
 import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
 import { recallInput } from "../src/services/memory/requests.js";
 import { bm25Rankings } from "./locomo/bm25-baseline.js";

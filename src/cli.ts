@@ -25,7 +25,7 @@ export function createProgram(): Command {
     .addOption(new Option("--llm <mode>", "chat model (env AGENTMEM_LLM, default none)").choices(["none", "openai"]))
     .action(async (flags: { data?: string; host?: string; port?: string; embedder?: string; llm?: string }) => {
       // Imported on use so that client commands start without loading the storage engine.
-      const { startServer } = await import("./server/server.js");
+      const { startServer } = await import("./compose/start-server.js");
       const { tuneHeap } = await import("./server/heap-tuning.js");
       tuneHeap();
       const server = await startServer(loadConfig(flags));

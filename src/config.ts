@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { z } from "zod";
-import type { Role } from "./server/principal.js";
+import type { Role } from "./core/principal.js";
+import { SCOPE_VALUE } from "./core/scope.js";
 
 /** One API key and what it may do. */
 export interface ApiKey {
@@ -90,8 +91,6 @@ export interface ConfigFlags {
   embedder?: string;
   llm?: string;
 }
-
-const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
 
 const keySchema = z.object({
   key: z.string().min(16, "API keys must be at least 16 characters"),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../src/gen/agentmem/v1/privacy_service_pb.js";
 import { createManualClock } from "../src/ports/clock.js";
-import { where } from "../src/ports/condition.js";
+import { where } from "../src/core/condition.js";
 import { AccessTracker } from "../src/services/memory/access-tracker.js";
 import { createTestApp, type TestApp } from "./support/harness.js";
 

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
 import { loadConfig } from "../src/config.js";
-import { type RunningServer, startServer } from "../src/server/server.js";
+import { type RunningServer, startServer } from "../src/compose/start-server.js";
 import { AgentMem, Code, ConnectError } from "../sdk/index.js";
 
 const ADMIN = "admin-key-0123456789abcdef";

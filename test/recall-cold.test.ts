@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
 import { loadConfig } from "../src/config.js";
 import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
-import { type RunningServer, startServer } from "../src/server/server.js";
+import { type RunningServer, startServer } from "../src/compose/start-server.js";
 
 let dir: string;
 const servers: RunningServer[] = [];

@@ -2,15 +2,14 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DescService } from "@bufbuild/protobuf";
-import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, createClient } from "@connectrpc/connect";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../src/app.js";
+import { createApiInterceptors, createInProcessTransport } from "../src/compose/api-interceptors.js";
 import { loadConfig } from "../src/config.js";
 import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
 import { createManualClock } from "../src/ports/clock.js";
-import { createAuthInterceptor } from "../src/server/auth.js";
-import { createErrorInterceptor } from "../src/server/error-interceptor.js";
 import { type FakeOpenAI, fakeTokens, type RecordedRequest, startFakeOpenAI } from "./support/fake-openai.js";
 
 const ACME = "acme-key-0123456789abcdef";
@@ -34,10 +33,7 @@ async function openApp(): Promise<{ app: App; client<S extends DescService>(s: S
   const client = <S extends DescService>(service: S, key: string) =>
     createClient(
       service,
-      createRouterTransport((router) => app.routes(router), {
-        router: { interceptors: [createErrorInterceptor(logger), createAuthInterceptor(config.apiKeys)] },
-        transport: { interceptors: [(next) => (req) => (req.header.set("authorization", `Bearer ${key}`), next(req))] },
-      }),
+      createInProcessTransport(config, app, createApiInterceptors(config, app, logger), [(next) => (req) => (req.header.set("authorization", `Bearer ${key}`), next(req))]),
     );
   return { app, client };
 }

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { pino } from "pino";
 import { createApp } from "../../src/app.js";
-import { createApiInterceptors } from "../../src/server/api-interceptors.js";
+import { createApiInterceptors, createInProcessTransport } from "../../src/compose/api-interceptors.js";
 import { loadConfig } from "../../src/config.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import type { Embedder } from "../../src/ports/embedder.js";
@@ -52,7 +52,7 @@ export async function runScenarios(embedder: Embedder, scenarios: readonly Label
   const dir = await mkdtemp(join(tmpdir(), "agentmem-bench-judgement-"));
   const config = loadConfig({ data: dir, embedder: embedder.mode === "hash" ? "hash" : "use", llm: "none" }, { AGENTMEM_LOG_LEVEL: "silent" });
   const app = await createApp(config, { embedder, logger: pino({ level: "silent" }) });
-  const client = createClient(MemoryService, createRouterTransport((router) => app.routes(router), { router: { interceptors: createApiInterceptors(config, app, app.deps.logger) } }));
+  const client = createClient(MemoryService, createInProcessTransport(config, app, createApiInterceptors(config, app, app.deps.logger)));
   const rows: ScenarioRow[] = [];
   try {
     for (const [i, s] of scenarios.entries()) {

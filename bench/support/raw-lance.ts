@@ -5,7 +5,7 @@ import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.j
 import { renderCondition } from "../../src/adapters/lancedb/filter.js";
 import { memoryCodec, memorySchema } from "../../src/adapters/lancedb/memory-codec.js";
 import type { MemoryRecord } from "../../src/core/records.js";
-import { where } from "../../src/ports/condition.js";
+import { where } from "../../src/core/condition.js";
 
 /** A memory row shaped like the ones `Remember` writes (for the raw-LanceDB baseline table). */
 export function benchRecord(user: string, index: number, text: string, vector: Float32Array, now: number): MemoryRecord {

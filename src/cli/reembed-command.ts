@@ -20,8 +20,7 @@ export function registerReembedCommand(program: Command): void {
     .action(async (flags: ReembedFlags) => {
       const config = loadConfig({ data: flags.data, embedder: flags.embedder });
       // Loaded on use: the storage engine and the embedders are heavy for the other commands.
-      const [{ createEmbedder }, { reembedStore }] = await Promise.all([import("../adapters/providers.js"), import("./reembed.js")]);
-      const embedder = await createEmbedder(config);
+      const { reembedConfigured } = await import("../compose/offline-reembed.js");
       const bar = new SingleBar({
         stream: process.stderr,
         format: "{bar} {percentage}% | {value}/{total} rows",
@@ -32,9 +31,7 @@ export function registerReembedCommand(program: Command): void {
       });
       const started = performance.now();
       let begun = false;
-      const report = await reembedStore({
-        uri: config.data,
-        embedder,
+      const { report, embedder } = await reembedConfigured(config, {
         batchSize: parseCount(flags.batch, "--batch"),
         onProgress(done, total) {
           if (!begun) bar.start(total, done);

@@ -1,10 +1,9 @@
-import * as lancedb from "@lancedb/lancedb";
-import { LanceStore } from "../adapters/lancedb/lance-store.js";
-import { decodeTenant } from "../adapters/lancedb/table-names.js";
+import type { DataDirectory } from "../compose/data-directory.js";
+import { where } from "../core/condition.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { Collection } from "../ports/collection.js";
-import { where } from "../ports/condition.js";
 import type { Embedder } from "../ports/embedder.js";
+import type { Store } from "../ports/store.js";
 
 /** The tables whose vectors are a cache of their text (anchors re-embed themselves on read). */
 const KINDS = ["memories", "episodes"] as const;
@@ -15,6 +14,8 @@ type Row = MemoryRecord | EpisodeRecord;
 export interface ReembedOptions {
   /** The LanceDB directory or URI the server uses (`--data`). */
   uri: string;
+  /** Opens a data directory (the composition root's `openDataDirectory`). */
+  open: (uri: string) => Promise<DataDirectory>;
   /** The new embedder. */
   embedder: Embedder;
   /** Texts per embed call (default 128). */
@@ -31,12 +32,9 @@ export interface ReembedReport {
 
 const textOf = (kind: Kind, row: Row): string => (kind === "memories" ? (row as MemoryRecord).text : (row as EpisodeRecord).content);
 
-async function vectorDimension(table: lancedb.Table): Promise<number> {
-  const field = (await table.schema()).fields.find((f) => f.name === "vector");
-  return (field?.type as { listSize?: number } | undefined)?.listSize ?? 0;
-}
+const kindOf = (kind: string): Kind | undefined => KINDS.find((k) => k === kind);
 
-function collectionOf(store: LanceStore, kind: Kind, tenant: string): Promise<Collection<Row>> {
+function collectionOf(store: Store, kind: Kind, tenant: string): Promise<Collection<Row>> {
   return (kind === "memories" ? store.memories(tenant) : store.episodes(tenant)) as Promise<Collection<Row>>;
 }
 
@@ -55,33 +53,34 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
   const { uri, embedder } = options;
   const batchSize = options.batchSize ?? 128;
   const stagingUri = `${uri.replace(/\/+$/, "")}/_reembed_staging`;
-  const db = await lancedb.connect(uri);
-  const staging = await lancedb.connect(stagingUri);
-  const target = new LanceStore({ uri, dimension: embedder.dimension });
-  const stage = new LanceStore({ uri: stagingUri, dimension: embedder.dimension });
+  const db = await options.open(uri);
+  const staging = await options.open(stagingUri);
+  const target = db.store(embedder.dimension);
+  const stage = staging.store(embedder.dimension);
   const report: ReembedReport = { tables: [], rows: 0 };
   try {
-    const names = await db.tableNames();
+    const tables = await db.tables();
+    const names = tables.map((t) => t.name);
     // A table dropped by an interrupted run: finish copying it back from staging.
-    for (const name of await staging.tableNames()) {
-      const [kind, tenant] = split(name);
-      if (!kind || names.includes(name)) continue;
-      const rows = await (await collectionOf(stage, kind, tenant)).find(where.all());
-      await upsertInChunks(await collectionOf(target, kind, tenant), rows);
-      names.push(name);
+    for (const t of await staging.tables()) {
+      const kind = kindOf(t.kind);
+      if (!kind || names.includes(t.name)) continue;
+      const rows = await (await collectionOf(stage, kind, t.tenant)).find(where.all());
+      await upsertInChunks(await collectionOf(target, kind, t.tenant), rows);
+      tables.push(t);
+      names.push(t.name);
     }
-    const work: { name: string; kind: Kind; tenant: string; table: lancedb.Table; rows: number; dimension: number }[] = [];
-    for (const name of names) {
-      const [kind, tenant] = split(name);
+    const work: { name: string; kind: Kind; tenant: string; rows: number; dimension: number }[] = [];
+    for (const t of tables) {
+      const kind = kindOf(t.kind);
       if (!kind) continue;
-      const table = await db.openTable(name);
-      work.push({ name, kind, tenant, table, rows: await table.countRows(), dimension: await vectorDimension(table) });
+      work.push({ name: t.name, kind, tenant: t.tenant, ...(await db.describe(t.name)) });
     }
     const total = work.reduce((n, w) => n + w.rows, 0);
     let done = 0;
     options.onProgress?.(0, total);
     for (const w of work) {
-      const source = new LanceStore({ uri, dimension: w.dimension });
+      const source = db.store(w.dimension);
       const rows = await (await collectionOf(source, w.kind, w.tenant)).find(where.all());
       await source.close();
       for (let i = 0; i < rows.length; i += batchSize) {
@@ -112,11 +111,4 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
     db.close();
     staging.close();
   }
-}
-
-/** `memories__<tenant>` → ["memories", tenant]; other tables → [undefined, ""]. */
-function split(name: string): [Kind | undefined, string] {
-  const at = name.indexOf("__");
-  const kind = KINDS.find((k) => k === name.slice(0, at));
-  return kind ? [kind, decodeTenant(name.slice(at + 2))] : [undefined, ""];
 }

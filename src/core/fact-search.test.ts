@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import { scoreCandidates, topWithReservedPlaces } from "./fact-search.js";
-import { factLine, fillBlock, messageLine } from "./prompt-block.js";
+import { factLine, fillBlock, messageLine } from "./block-lines.js";
 
 describe("search scoring", () => {
   it("is 0.8 meaning + 0.1 words + 0.1 names, each scaled to 0..1", () => {

@@ -1,5 +1,5 @@
-import type { Condition } from "../ports/condition.js";
-import { where } from "../ports/condition.js";
+import type { Condition } from "./condition.js";
+import { where } from "./condition.js";
 import { invalidArgument } from "./errors.js";
 import type { ScopeKey } from "./records.js";
 
@@ -12,7 +12,8 @@ export interface ScopeInput {
   user: string;
 }
 
-const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
+/** A valid scope value (tenant, namespace, agent, session, user): 1–128 of [A-Za-z0-9_.:@-]. */
+export const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
 const FIELDS = ["namespace", "agent", "session", "user"] as const;
 
 /** Checks one scope value (1–128 of [A-Za-z0-9_.:@-]); empty is allowed unless `required`. */

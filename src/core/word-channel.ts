@@ -1,5 +1,14 @@
-import type { WordVectors } from "../ports/word-vectors.js";
 import { contentWords } from "./query-terms.js";
+
+/** What the word channel reads from a vocabulary (`ports/word-vectors` extends it). */
+export interface WordLookup {
+  /** Vector length. */
+  readonly dimension: number;
+  /** The vector of a lower-case word, or undefined when the vocabulary lacks it. */
+  vector(word: string): Float32Array | undefined;
+  /** Frequency rank of a word held (0 = most frequent), or undefined. */
+  rank(word: string): number | undefined;
+}
 
 /**
  * SIF weight of a word from its frequency rank: a / (a + p(w)) with Zipf's p(w) ≈ 0.088 / rank over
@@ -14,7 +23,7 @@ function sifWeight(rank: number): number {
  * The SIF-weighted mean of a text's content-word vectors, L2-normalised; undefined when none of
  * its content words is in the vocabulary. A possessive ("Melanie's") is looked up without its ending.
  */
-export function meanWordVector(vectors: WordVectors, text: string): Float32Array | undefined {
+export function meanWordVector(vectors: WordLookup, text: string): Float32Array | undefined {
   const sum = new Float32Array(vectors.dimension);
   let found = 0;
   for (const word of contentWords(text)) {

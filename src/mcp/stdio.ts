@@ -1,4 +1,4 @@
-import { createRouterTransport, type Transport } from "@connectrpc/connect";
+import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { pino } from "pino";
@@ -31,12 +31,10 @@ export async function serveMcpStdio(target: McpTarget, scope: McpConfig): Promis
     authorization = target.client.apiKey ? `Bearer ${target.client.apiKey}` : undefined;
   } else {
     const { createApp } = await import("../app.js");
-    const { createApiInterceptors } = await import("../server/api-interceptors.js");
+    const { createApiInterceptors, createInProcessTransport } = await import("../compose/api-interceptors.js");
     const logger = pino({ level: target.config.logLevel, base: { service: "agentmem-mcp" } }, pino.destination(2));
     const opened = (app = await createApp(target.config, { logger }));
-    transport = createRouterTransport((router) => opened.routes(router), {
-      router: { interceptors: createApiInterceptors(target.config, opened, logger), readMaxBytes: target.config.maxBodyBytes },
-    });
+    transport = createInProcessTransport(target.config, opened, createApiInterceptors(target.config, opened, logger));
     authorization = target.apiKey ? `Bearer ${target.apiKey}` : undefined;
   }
   const server = createMcpServer(createMcpBackend(transport, authorization), { ...scope, canErase: true });

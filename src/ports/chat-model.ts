@@ -1,8 +1,4 @@
-/** One chat message sent to a model. */
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
+import type { ChatMessage } from "../core/chat-message.js";
 
 /** A chat completion request. */
 export interface ChatRequest {

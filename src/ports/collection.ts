@@ -1,4 +1,4 @@
-import type { Condition } from "./condition.js";
+import type { Condition } from "../core/condition.js";
 
 /** A row with a stable primary key. */
 export interface Keyed {

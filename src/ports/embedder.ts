@@ -1,5 +1,4 @@
-/** Which embedder family produced a vector. */
-export type EmbedderMode = "hash" | "use" | "openai";
+import type { EmbedderMode } from "../core/embedder-mode.js";
 
 /** Turns text into vectors. Implementations: hash (dev/tests), use (offline default), openai. */
 export interface Embedder {

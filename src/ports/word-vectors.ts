@@ -1,11 +1,7 @@
+import type { WordLookup } from "../core/word-channel.js";
+
 /** A fixed vocabulary of L2-normalised word vectors (the recall's word channel reads it). */
-export interface WordVectors {
-  /** Vector length. */
-  readonly dimension: number;
+export interface WordVectors extends WordLookup {
   /** Words held. */
   readonly size: number;
-  /** The vector of a lower-case word, or undefined when the vocabulary lacks it. */
-  vector(word: string): Float32Array | undefined;
-  /** Frequency rank of a word held (0 = most frequent), or undefined. */
-  rank(word: string): number | undefined;
 }

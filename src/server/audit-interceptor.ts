@@ -3,12 +3,11 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import { AgentMemError } from "../core/errors.js";
 import type { ScopeKey } from "../core/records.js";
-import { type AuditNote, auditNoteKey } from "../services/audit-context.js";
+import { SCOPE_VALUE } from "../core/scope.js";
+import { requiredRole } from "../services/method-roles.js";
 import type { AuditLog } from "../services/privacy/audit-log.js";
-import { requiredRole } from "./method-roles.js";
-import { DEV_TENANT, principalKey } from "./principal.js";
+import { type AuditNote, auditNoteKey, DEV_TENANT, principalKey } from "../services/request-context.js";
 
-const SCOPE_VALUE = /^[A-Za-z0-9_.:@-]{1,128}$/;
 /** The key id of the context's default principal: no key was verified. */
 const ANONYMOUS = principalKey.defaultValue.keyId;
 const INTEGER_TYPES = new Set([

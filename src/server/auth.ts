@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Interceptor } from "@connectrpc/connect";
 import { AgentMemError } from "../core/errors.js";
 import type { ApiKey } from "../config.js";
-import { requiredRole, roleAllows } from "./method-roles.js";
-import { type Principal, principalKey } from "./principal.js";
+import type { Principal } from "../core/principal.js";
+import { requiredRole, roleAllows } from "../services/method-roles.js";
+import { principalKey } from "../services/request-context.js";
 
 interface KeyEntry {
   digest: Buffer;

@@ -3,7 +3,8 @@ import { type Timestamp, timestampDate, timestampFromMs } from "@bufbuild/protob
 import { FactType, MatchStrength, type Memory, MemorySchema, ScopeSchema } from "../gen/agentmem/v1/common_pb.js";
 import { invalidArgument } from "../core/errors.js";
 import type { Strength } from "../core/match-strength.js";
-import type { FactTypeName, MemoryRecord, ScopeKey } from "../core/records.js";
+import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../core/records.js";
+import { type Turn, TurnSchema } from "../gen/agentmem/v1/memory_service_pb.js";
 
 const FACT_TYPES: Record<FactTypeName, FactType> = {
   semantic: FactType.SEMANTIC,
@@ -74,6 +75,21 @@ export function memoryToProto(tenant: string, m: MemoryRecord): Memory {
     channel: m.channel,
     emotions: m.emotions,
     intent: m.intent,
+  });
+}
+
+/** A transcript row → wire Turn (History, Export). */
+export function episodeToProto(tenant: string, e: EpisodeRecord): Turn {
+  return create(TurnSchema, {
+    id: e.id,
+    scope: scopeToProto(tenant, e),
+    role: e.role,
+    name: e.name,
+    content: e.content,
+    observedAt: ts(e.observedAt),
+    traceNumber: BigInt(Math.round(e.traceNumber)),
+    parentId: e.parentId,
+    channel: e.channel,
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EpisodeRecord } from "../../src/core/records.js";
 import type { Collection } from "../../src/ports/collection.js";
-import { where } from "../../src/ports/condition.js";
+import { where } from "../../src/core/condition.js";
 
 /** An episode row with a unit vector pointing at `axis`. */
 export function episode(id: string, user: string, content: string, axis: number, dimension: number): EpisodeRecord {

@@ -11,7 +11,7 @@ import { isDiskFull } from "../../src/adapters/lancedb/disk-space.js";
 import { loadConfig } from "../../src/config.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
 // A real full volume: a small tmpfs mounted for this test (needs root, as in CI's container;
 // elsewhere the end-to-end case is skipped and only the error recognition runs).

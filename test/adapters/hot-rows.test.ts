@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 import { ftsTerms } from "../../src/adapters/lancedb/fts-terms.js";
 import type { MemoryRecord } from "../../src/core/records.js";
-import { type Condition, where } from "../../src/ports/condition.js";
+import { type Condition, where } from "../../src/core/condition.js";
 
 const DIM = 8;
 const dirs: string[] = [];

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer, type MaintenanceTask } from "../../src/adapters/lancedb/maintenance.js";
 import type { MemoryRecord } from "../../src/core/records.js";
-import { where } from "../../src/ports/condition.js";
+import { where } from "../../src/core/condition.js";
 import { createMetrics } from "../../src/server/metrics.js";
 import { AccessTracker } from "../../src/services/memory/access-tracker.js";
 

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
-import { where } from "../../src/ports/condition.js";
+import { where } from "../../src/core/condition.js";
 import { episode } from "./collection-contract.js";
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { purgeRows } from "../../src/adapters/lancedb/purge.js";
-import { where } from "../../src/ports/condition.js";
+import { where } from "../../src/core/condition.js";
 import { filesContaining } from "../support/byte-scan.js";
 
 const SECRET = "wqzvmarker";

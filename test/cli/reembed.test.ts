@@ -8,7 +8,7 @@ import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.j
 import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js";
 import { loadConfig } from "../../src/config.js";
 import type { Embedder } from "../../src/ports/embedder.js";
-import { startServer } from "../../src/server/server.js";
+import { startServer } from "../../src/compose/start-server.js";
 import { AgentMem } from "../../sdk/index.js";
 
 let dir: string;

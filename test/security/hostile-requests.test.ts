@@ -8,7 +8,7 @@ import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { PrivacyService } from "../../src/gen/agentmem/v1/privacy_service_pb.js";
 import { RelationalService } from "../../src/gen/agentmem/v1/relational_service_pb.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
-import { requiredRole } from "../../src/server/method-roles.js";
+import { requiredRole } from "../../src/services/method-roles.js";
 import { tenantDigest } from "../support/data-digest.js";
 import { createTestApp, type TestApp } from "../support/harness.js";
 import { requestArbitrary } from "../support/hostile.js";

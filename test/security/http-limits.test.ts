@@ -10,7 +10,7 @@ import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.j
 import { loadConfig } from "../../src/config.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
 // The HTTP body cap (AGENTMEM_MAX_BODY_BYTES → connect-node readMaxBytes) over real HTTP: a body
 // over the cap is refused before it is read in full or parsed, whatever the protocol or framing.

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../support/fake-openai.js";
 
 // A provider's 401 quoting part of a key and an internal host: none of it may reach the tenant.

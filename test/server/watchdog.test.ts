@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
 import { WriteWatchdog } from "../../src/adapters/lancedb/write-watchdog.js";
 import { loadConfig } from "../../src/config.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
 let server: RunningServer;
 let dir: string;

@@ -2,17 +2,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DescService } from "@bufbuild/protobuf";
-import { type Client, createClient, createRouterTransport, type Transport } from "@connectrpc/connect";
+import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { pino } from "pino";
 import { type App, createApp } from "../../src/app.js";
 import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
 import { loadConfig } from "../../src/config.js";
+import { createApiInterceptors, createInProcessTransport } from "../../src/compose/api-interceptors.js";
 import type { ChatModel } from "../../src/ports/chat-model.js";
 import type { Clock } from "../../src/ports/clock.js";
 import type { Embedder } from "../../src/ports/embedder.js";
-import { createAuditInterceptor } from "../../src/server/audit-interceptor.js";
-import { createAuthInterceptor } from "../../src/server/auth.js";
-import { createErrorInterceptor } from "../../src/server/error-interceptor.js";
 
 /** Options for an in-process test app. */
 export interface TestAppOptions {
@@ -49,20 +47,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     clock: options.clock,
     logger,
   });
+  // The server's own chain (error, audit, auth), so a test call is checked as a network call is.
+  const interceptors = createApiInterceptors(config, app, logger);
   const transport = (key?: string) =>
-    createRouterTransport((router) => app.routes(router), {
-      router: { interceptors: [createErrorInterceptor(logger), createAuditInterceptor(app.deps.audit, logger), createAuthInterceptor(config.apiKeys)] },
-      transport: {
-        interceptors: key
-          ? [
-              (next) => (req) => {
-                req.header.set("authorization", `Bearer ${key}`);
-                return next(req);
-              },
-            ]
-          : [],
-      },
-    });
+    createInProcessTransport(
+      config,
+      app,
+      interceptors,
+      key
+        ? [
+            (next) => (req) => {
+              req.header.set("authorization", `Bearer ${key}`);
+              return next(req);
+            },
+          ]
+        : [],
+    );
   return {
     app,
     dir,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
 import { loadConfig } from "../../src/config.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
 /** A real server on a loopback port over a temp LanceDB directory. */
 export interface RealServer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import { literal, renderCondition } from "./filter.js";
 
 describe("filter rendering", () => {

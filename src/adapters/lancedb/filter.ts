@@ -1,4 +1,4 @@
-import type { Condition, Scalar } from "../../ports/condition.js";
+import type { Condition, Scalar } from "../../core/condition.js";
 
 // The one place that writes LanceDB (DataFusion SQL) filter strings. Column names come from code,
 // never from requests, and are checked anyway; every value is escaped here.

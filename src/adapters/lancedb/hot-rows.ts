@@ -4,7 +4,7 @@ import { renderCondition } from "./filter.js";
 import { Partition, type PartitionHit } from "./partition.js";
 import type { ColumnRow } from "./row-filter.js";
 import type { Warmer } from "./warmer.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 
 /** What the cache needs to know about its table. */
 export interface HotRowsOptions {

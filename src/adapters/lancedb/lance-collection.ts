@@ -1,7 +1,7 @@
 import type { Table } from "@lancedb/lancedb";
 import type { FindOptions, Keyed, Scored, ScoreOptions, VersionedCollection } from "../../ports/collection.js";
-import type { Condition } from "../../ports/condition.js";
-import { where } from "../../ports/condition.js";
+import type { Condition } from "../../core/condition.js";
+import { where } from "../../core/condition.js";
 import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
 import { rowsToArrow } from "./arrow-batch.js";

@@ -1,6 +1,6 @@
 import type { Table } from "@lancedb/lancedb";
 import type { Field } from "apache-arrow";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { PersonalTable } from "../../ports/personal-table.js";
 import { arrow } from "./arrow.js";
 import { renderCondition } from "./filter.js";

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Index, type IndexConfig, type Table } from "@lancedb/lancedb";
-import { type Condition, where } from "../../ports/condition.js";
+import { type Condition, where } from "../../core/condition.js";
 import { renderCondition } from "./filter.js";
 
 // Erasure that reaches the disk. A LanceDB delete only adds a deletion vector to the fragment

@@ -1,4 +1,4 @@
-import type { EmbedderMode } from "../../ports/embedder.js";
+import type { EmbedderMode } from "../embedder-mode.js";
 
 /**
  * How a cosine similarity becomes a drift distance in [0,1]: 0 at or above `similar`, 1 at or

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cosineToDistance, USE_CALIBRATION } from "./calibration.js";
 import { correctiveText, DRIFT_WEIGHTS, scoreDrift, verdictFor } from "./drift-score.js";
-import { cosine, foldMean } from "./vector-math.js";
+import { clampedCosine, foldMean } from "./vector-math.js";
 
 const unit = (i: number, n = 4) => Float32Array.from({ length: n }, (_, j) => (j === i ? 1 : 0));
 /** A unit vector at cosine `c` to e0, in the e0/e1 plane. */
@@ -106,9 +106,9 @@ describe("scoreDrift", () => {
 
 describe("vector math", () => {
   it("cosine is scale-free and 0 for empty or zero vectors", () => {
-    expect(cosine(Float32Array.from([2, 0]), Float32Array.from([5, 0]))).toBeCloseTo(1, 6);
-    expect(cosine(new Float32Array(0), new Float32Array(0))).toBe(0);
-    expect(cosine(Float32Array.from([0, 0]), Float32Array.from([1, 0]))).toBe(0);
+    expect(clampedCosine(Float32Array.from([2, 0]), Float32Array.from([5, 0]))).toBeCloseTo(1, 6);
+    expect(clampedCosine(new Float32Array(0), new Float32Array(0))).toBe(0);
+    expect(clampedCosine(Float32Array.from([0, 0]), Float32Array.from([1, 0]))).toBe(0);
   });
 
   it("foldMean keeps a running mean", () => {

@@ -1,5 +1,5 @@
 import { type DriftCalibration, cosineToDistance } from "./calibration.js";
-import { cosine } from "./vector-math.js";
+import { clampedCosine } from "./vector-math.js";
 
 /** Fusion weights of the three distances (goal-dominant, from the Lucenia design). */
 export const DRIFT_WEIGHTS = { goal: 0.55, centroid: 0.3, novelty: 0.15 } as const;
@@ -51,7 +51,7 @@ export function verdictFor(score: number): DriftVerdict {
  */
 export function scoreDrift(response: Float32Array, ref: DriftReference, calibration: DriftCalibration): DriftScore {
   const anchors = [...(ref.goal ? [ref.goal] : []), ...ref.constraints];
-  const distanceTo = (v: Float32Array) => cosineToDistance(cosine(response, v), calibration);
+  const distanceTo = (v: Float32Array) => cosineToDistance(clampedCosine(response, v), calibration);
   let nearestAnchor = "";
   let novelty = anchors.length > 0 ? 1 : 0;
   for (const a of anchors) {

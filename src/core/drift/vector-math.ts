@@ -1,7 +1,10 @@
 /** Small vector helpers for drift scoring: a handful of dot products, no model call. */
 
-/** Cosine similarity in [-1, 1]; 0 when either vector is empty or zero. */
-export function cosine(a: Float32Array, b: Float32Array): number {
+/**
+ * Cosine similarity of any two vectors (not assumed unit length), clamped to [-1, 1]; 0 when either
+ * is empty or zero. For L2-normalised vectors `core/ranking.cosine` (a plain dot product) is cheaper.
+ */
+export function clampedCosine(a: Float32Array, b: Float32Array): number {
   if (a.length === 0 || a.length !== b.length) return 0;
   let dot = 0;
   let na = 0;

@@ -1,11 +1,6 @@
+import type { ChatMessage } from "../chat-message.js";
 import type { FactTypeName } from "../records.js";
 import { formatIsoDay } from "./dates.js";
-
-/** A chat message as the prompt builders make it (structurally a port `ChatMessage`). */
-export interface PromptMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
 
 /** Extraction strategies for `infer=true`: which kinds of facts to keep. */
 export type Strategy = "facts" | "preferences" | "events";
@@ -57,7 +52,7 @@ function speakerOf(m: { role: string; name: string }): string {
 }
 
 /** The single extractor request: system rules, then the date, speakers, profile, last turns, stored facts and new messages. */
-export function extractorMessages(ctx: ExtractorContext): PromptMessage[] {
+export function extractorMessages(ctx: ExtractorContext): ChatMessage[] {
   const speakers = [...new Set(ctx.messages.map(speakerOf))].join(", ");
   const lines: string[] = [`OBSERVATION DATE: ${formatIsoDay(ctx.observedAt)}`, `SPEAKERS: ${speakers}`];
   lines.push(`PROFILE SO FAR: ${ctx.profile === "" ? "(none yet)" : ctx.profile}`);
@@ -82,7 +77,7 @@ export function extractorMessages(ctx: ExtractorContext): PromptMessage[] {
 }
 
 /** The retry after an invalid answer: the same request, the bad answer, and what was wrong. */
-export function retryMessages(first: readonly PromptMessage[], badAnswer: string, problem: string): PromptMessage[] {
+export function retryMessages(first: readonly ChatMessage[], badAnswer: string, problem: string): ChatMessage[] {
   return [
     ...first,
     { role: "assistant", content: badAnswer.slice(0, 4_000) },
@@ -91,7 +86,7 @@ export function retryMessages(first: readonly PromptMessage[], badAnswer: string
 }
 
 /** The profile request: the old profile and the most important open facts → at most ~120 words. */
-export function profileMessages(name: string, oldProfile: string, facts: readonly string[]): PromptMessage[] {
+export function profileMessages(name: string, oldProfile: string, facts: readonly string[]): ChatMessage[] {
   const who = name === "" ? "the user" : name;
   return [
     {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../ports/chat-model.js";
+import type { ChatMessage } from "../chat-message.js";
 import type { MemoryRecord } from "../records.js";
 
 /** Longest abstractive summary accepted from a model; anything longer falls back to the merge. */

@@ -1,8 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ConversationService } from "../../gen/agentmem/v1/conversation_service_pb.js";
 import { scopeKey } from "../../core/scope.js";
-import { resolveTenant } from "../../server/principal.js";
-import { noteAudit } from "../audit-context.js";
+import { noteAudit, resolveTenant } from "../request-context.js";
 import { memoryToProto } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { Conversations } from "./conversations.js";

@@ -3,7 +3,7 @@ import { AgentMemError, notFound } from "../../core/errors.js";
 import { checkTags } from "../../core/limits.js";
 import type { ScopeKey } from "../../core/records.js";
 import { inScope, scopeCondition } from "../../core/scope.js";
-import { type Condition, where } from "../../ports/condition.js";
+import { type Condition, where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { KeyedLock } from "../relational/keyed-lock.js";
 import { type Cursor, decodeCursor, encodeCursor } from "./cursor-token.js";

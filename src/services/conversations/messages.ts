@@ -1,7 +1,7 @@
 import { preview } from "../../core/conversations/title.js";
 import type { ConversationRecord, MessageRecord } from "../../core/conversations/conversation-record.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { addMessages } from "../memory/add.js";
 import { episodeId, rememberAll, type RememberInput } from "../memory/remember.js";

@@ -1,4 +1,4 @@
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { Store } from "../../ports/store.js";
 
 const CHUNK = 1_000;

@@ -3,7 +3,7 @@ import { calibrationFor } from "../../core/drift/calibration.js";
 import { correctiveText, type DriftReference, type DriftScore, scoreDrift } from "../../core/drift/drift-score.js";
 import { foldMean } from "../../core/drift/vector-math.js";
 import type { ScopeKey } from "../../core/records.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { anchorId, emptyAnchors, updateAnchors } from "./anchor-store.js";
 

@@ -5,7 +5,7 @@ import type { DriftVerdict } from "../../core/drift/drift-score.js";
 import { invalidArgument, tooLarge } from "../../core/errors.js";
 import { checkLength, LIMITS } from "../../core/limits.js";
 import { scopeKey } from "../../core/scope.js";
-import { resolveTenant } from "../../server/principal.js";
+import { resolveTenant } from "../request-context.js";
 import { ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { type CheckInput, checkDrift, clearAnchors, getAnchors } from "./check.js";

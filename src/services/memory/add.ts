@@ -5,7 +5,7 @@ import { contentHash, derivedId, memoryId } from "../../core/ids.js";
 import { cosine } from "../../core/ranking.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Collection } from "../../ports/collection.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { createExtractor, type ExtractionUsage } from "./extractor.js";
 import { exactScopeCondition, factScopeCondition, inFactScope, openRows } from "./fact-rows.js";

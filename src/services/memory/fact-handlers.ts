@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { MemoryService, RememberRequest, RememberResponseSchema } from "../../gen/agentmem/v1/memory_service_pb.js";
 import type { Strategy } from "../../core/extract/extractor-prompt.js";
-import { resolveTenant } from "../../server/principal.js";
+import { resolveTenant } from "../request-context.js";
 import { memoryToProto } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { addMessages } from "./add.js";

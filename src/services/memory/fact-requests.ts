@@ -5,6 +5,7 @@ import { scopeKey } from "../../core/scope.js";
 import { msOf } from "../convert.js";
 import type { AddInput } from "./add.js";
 import type { PromptBlockInput } from "./prompt-block.js";
+import { checkQuery, queryWindow } from "./requests.js";
 import type { SearchInput } from "./search.js";
 
 const MESSAGE_ROLES = new Set(["user", "assistant", "system"]);
@@ -28,11 +29,6 @@ export function addInput(req: AddRequest, now: number): AddInput {
   return { key, messages, observedAt: msOf(req.observedAt, "observed_at") ?? now, strategies: [] };
 }
 
-function checkQuery(query: string): void {
-  checkLength("query", query, LIMITS.queryChars);
-  if (query.trim() === "") throw invalidArgument("query", "QUERY_REQUIRED", "query is required");
-}
-
 /** Validates a SearchRequest: a query, k (default 10, at most 100), optional as_of / as_of_event. */
 export function searchInput(req: SearchRequest): SearchInput {
   const key = scopeKey(req.scope);
@@ -40,9 +36,7 @@ export function searchInput(req: SearchRequest): SearchInput {
   return {
     key,
     query: req.query,
-    k: checkCount("k", req.k, 10, LIMITS.maxK),
-    asOf: msOf(req.asOf, "as_of"),
-    asOfEvent: msOf(req.asOfEvent, "as_of_event"),
+    ...queryWindow(req),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Collection } from "../../ports/collection.js";
-import { type Condition, where } from "../../ports/condition.js";
+import { type Condition, where } from "../../core/condition.js";
 
 /**
  * The rows a write may read, dedupe against and close: exactly the same namespace, agent and

@@ -3,7 +3,7 @@ import { MemoryService } from "../../gen/agentmem/v1/memory_service_pb.js";
 import { invalidArgument, tooLarge } from "../../core/errors.js";
 import { LIMITS } from "../../core/limits.js";
 import { matchStrength } from "../../core/match-strength.js";
-import { resolveTenant } from "../../server/principal.js";
+import { resolveTenant } from "../request-context.js";
 import { factTypeToProto, memoryToProto, strengthToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { withUnimplemented } from "../unimplemented.js";
@@ -11,7 +11,7 @@ import { createFactHandlers, rememberInferred } from "./fact-handlers.js";
 import { forget, getMemory, history, listMemories, memoryHistory } from "./queries.js";
 import { recall } from "./recall.js";
 import { rollup } from "./rollup.js";
-import { usage } from "./usage.js";
+import { usageReport } from "./usage-report.js";
 import { rememberAll } from "./remember.js";
 import { recallInput, rememberInput } from "./requests.js";
 
@@ -83,7 +83,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
     forget: (req, ctx) => forget(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     history: (req, ctx) => history(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
     rollup: (req, ctx) => rollup(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
-    usage: (req, ctx) => usage(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
+    usage: (req, ctx) => usageReport(deps, resolveTenant(ctx, req.scope?.tenant ?? ""), req),
 
     async stats() {
       const e = deps.embedder;

@@ -1,6 +1,6 @@
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
-import type { Condition } from "../../ports/condition.js";
-import { where } from "../../ports/condition.js";
+import type { Condition } from "../../core/condition.js";
+import { where } from "../../core/condition.js";
 import { scopeCondition } from "../../core/scope.js";
 import type { ServiceDeps } from "../deps.js";
 

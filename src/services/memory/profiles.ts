@@ -4,7 +4,7 @@ import { profileMessages } from "../../core/extract/extractor-prompt.js";
 import { capWords, composeProfile, PROFILE_WORDS } from "../../core/extract/profile-text.js";
 import type { ProfileRecord } from "../../core/profile-record.js";
 import type { ScopeKey } from "../../core/records.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import type { ExtractionUsage } from "./extractor.js";
 import { factScopeCondition, openRows } from "./fact-rows.js";

@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer";
 import type { ScoredCandidate } from "../../core/fact-search.js";
-import { type BlockUnit, factLine, fillBlock, messageLine } from "../../core/prompt-block.js";
+import { type BlockUnit, factLine, fillBlock, messageLine } from "../../core/block-lines.js";
 import type { EpisodeRecord, ScopeKey } from "../../core/records.js";
 import type { ServiceDeps } from "../deps.js";
 import { factHitToProto, turnHitToProto } from "./fact-hits.js";

@@ -9,8 +9,8 @@ import { invalidArgument, notFound } from "../../core/errors.js";
 import { checkCount, checkLength, LIMITS } from "../../core/limits.js";
 import type { EpisodeRecord, MemoryRecord } from "../../core/records.js";
 import { inScope, isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
-import { where } from "../../ports/condition.js";
-import { memoryToProto, scopeToProto, ts } from "../convert.js";
+import { where } from "../../core/condition.js";
+import { episodeToProto, memoryToProto } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { decodePageToken, encodePageToken } from "../page-token.js";
 import { replacedBy } from "./recall.js";
@@ -105,16 +105,6 @@ export async function history(deps: ServiceDeps, tenant: string, req: HistoryReq
   const rows = pageIds.map((id) => byId.get(id)).filter((e): e is EpisodeRecord => e !== undefined);
   return {
     total: BigInt(keys.length),
-    turns: rows.map((e) => ({
-      id: e.id,
-      scope: scopeToProto(tenant, e),
-      role: e.role,
-      name: e.name,
-      content: e.content,
-      observedAt: ts(e.observedAt),
-      traceNumber: BigInt(Math.round(e.traceNumber)),
-      parentId: e.parentId,
-      channel: e.channel,
-    })),
+    turns: rows.map((e) => episodeToProto(tenant, e)),
   };
 }

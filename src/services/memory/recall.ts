@@ -1,5 +1,5 @@
-import type { Condition } from "../../ports/condition.js";
-import { where } from "../../ports/condition.js";
+import type { Condition } from "../../core/condition.js";
+import { where } from "../../core/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling.js";
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";

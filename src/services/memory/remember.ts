@@ -1,6 +1,6 @@
 import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { derivedId, memoryIdentity } from "../../core/ids.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** One validated turn to remember. */

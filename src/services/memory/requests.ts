@@ -1,3 +1,4 @@
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { FactType } from "../../gen/agentmem/v1/common_pb.js";
 import type { RecallRequest, RememberRequest } from "../../gen/agentmem/v1/memory_service_pb.js";
 import { AgentMemError, invalidArgument } from "../../core/errors.js";
@@ -49,11 +50,21 @@ export function rememberInput(req: RememberRequest, now: number, prefix = ""): R
   };
 }
 
+/** Checks the query of a Recall, Search or PromptBlock: required, at most `LIMITS.queryChars`. */
+export function checkQuery(query: string): void {
+  checkLength("query", query, LIMITS.queryChars);
+  if (query.trim() === "") throw invalidArgument("query", "QUERY_REQUIRED", "query is required");
+}
+
+/** The k (default 10, at most `LIMITS.maxK`) and as_of / as_of_event instants of a Recall or Search. */
+export function queryWindow(req: { k: number; asOf?: Timestamp; asOfEvent?: Timestamp }): { k: number; asOf?: number; asOfEvent?: number } {
+  return { k: checkCount("k", req.k, 10, LIMITS.maxK), asOf: msOf(req.asOf, "as_of"), asOfEvent: msOf(req.asOfEvent, "as_of_event") };
+}
+
 /** Validates a RecallRequest. */
 export function recallInput(req: RecallRequest): RecallInput {
   const key = scopeKey(req.scope);
-  checkLength("query", req.query, LIMITS.queryChars);
-  if (req.query.trim() === "") throw invalidArgument("query", "QUERY_REQUIRED", "query is required");
+  checkQuery(req.query);
   checkTags("tags", req.tags);
   const w = req.weights;
   const weights = w ? { lexical: w.lexical, vector: w.vector, names: w.names, salience: w.salience, context: w.context, time: w.time } : undefined;
@@ -63,9 +74,7 @@ export function recallInput(req: RecallRequest): RecallInput {
   return {
     key,
     query: req.query,
-    k: checkCount("k", req.k, 10, LIMITS.maxK),
-    asOf: msOf(req.asOf, "as_of"),
-    asOfEvent: msOf(req.asOfEvent, "as_of_event"),
+    ...queryWindow(req),
     factTypes: req.factTypes.map((f, i) => {
       if (f === FactType.UNSPECIFIED) throw invalidArgument(`fact_types[${i}]`, "INVALID_ENUM", "fact type must be specified");
       return factTypeFromProto(f, `fact_types[${i}]`);

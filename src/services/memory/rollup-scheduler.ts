@@ -1,7 +1,7 @@
 import type { MemoryRecord, ScopeKey } from "../../core/records.js";
 import { rollupCutoff } from "../../core/rollup/rollup-plan.js";
 import { isGlobal } from "../../core/scope.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { rollupScope } from "./rollup.js";
 

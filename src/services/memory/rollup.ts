@@ -7,7 +7,7 @@ import { acceptAbstract, rollupMessages } from "../../core/rollup/abstractive.js
 import { commonScope, commonTags, mergeSummary, ROLLUP_CATEGORY, ROLLUP_DEFAULTS, rollupCutoff, selectSources } from "../../core/rollup/rollup-plan.js";
 import { isGlobal, scopeCondition, scopeKey } from "../../core/scope.js";
 import type { PatchableCollection } from "../../ports/collection.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** A validated rollup request. */

@@ -5,7 +5,7 @@ import { namesScore } from "../../core/names.js";
 import { cosine } from "../../core/ranking.js";
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { scopeCondition } from "../../core/scope.js";
-import { type Condition, where } from "../../ports/condition.js";
+import { type Condition, where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import { believedAt, heldAt, openRows, replacedChains, startedBy } from "./fact-rows.js";
 

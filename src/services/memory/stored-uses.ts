@@ -1,5 +1,5 @@
 import type { MemoryUseRecord } from "../../core/memory-use.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { Store } from "../../ports/store.js";
 
 /** Options for the stored-use cache. */

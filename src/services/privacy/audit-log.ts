@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { invalidArgument } from "../../core/errors.js";
 import type { AuditRecord } from "../../core/privacy/audit-record.js";
 import type { Clock } from "../../ports/clock.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { Store } from "../../ports/store.js";
 import { RefusalTally } from "./refusal-tally.js";
 

@@ -1,8 +1,8 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import { settle } from "../../core/relational/state.js";
 import type { ExportedTable } from "../../gen/agentmem/v1/privacy_service_pb.js";
-import { memoryToProto, scopeToProto, ts } from "../convert.js";
+import { episodeToProto, memoryToProto, scopeToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** Every table's rows about the end-user, kind by kind (vectors left out). */
@@ -40,17 +40,7 @@ export async function exportEndUser(deps: ServiceDeps, tenant: string, user: str
     externalId: user,
     exportedAt: ts(now),
     memories: (await deps.access.current(tenant, memories)).map((m) => memoryToProto(tenant, m)),
-    episodes: episodes.map((e) => ({
-      id: e.id,
-      scope: scopeToProto(tenant, e),
-      role: e.role,
-      name: e.name,
-      content: e.content,
-      observedAt: ts(e.observedAt),
-      traceNumber: BigInt(Math.round(e.traceNumber)),
-      parentId: e.parentId,
-      channel: e.channel,
-    })),
+    episodes: episodes.map((e) => episodeToProto(tenant, e)),
     relation: state && {
       user: { trust: state.trust, sentiment: state.sentiment, grudge: state.grudge, familiarity: state.familiarity },
       interactionCount: BigInt(Math.round(state.interactionCount)),

@@ -3,7 +3,7 @@ import { DEFAULT_PLAN, PLAN_CAPS, type PlanName } from "../../core/privacy/reten
 import { planTrim } from "../../core/privacy/retention-trim.js";
 import type { Clock } from "../../ports/clock.js";
 import type { Collection, Keyed } from "../../ports/collection.js";
-import { type Condition, where } from "../../ports/condition.js";
+import { type Condition, where } from "../../core/condition.js";
 import type { Store } from "../../ports/store.js";
 import { trimConversationMessages } from "../conversations/trim.js";
 

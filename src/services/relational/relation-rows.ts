@@ -1,7 +1,7 @@
 import { invalidArgument } from "../../core/errors.js";
 import type { RelationRecord } from "../../core/relational/records.js";
 import { newRelation, settle } from "../../core/relational/state.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import type { KeyedLock } from "./keyed-lock.js";
 

@@ -4,7 +4,7 @@ import { RelationalService, type UserState, UserStateSchema } from "../../gen/ag
 import { matchStrength } from "../../core/match-strength.js";
 import { applyEvent } from "../../core/relational/dynamics.js";
 import type { RelationalScalars } from "../../core/relational/records.js";
-import { resolveTenant } from "../../server/principal.js";
+import { resolveTenant } from "../request-context.js";
 import { strengthToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { KeyedLock } from "./keyed-lock.js";

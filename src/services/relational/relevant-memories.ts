@@ -1,6 +1,6 @@
 import type { MemoryRecord, ScopeKey } from "../../core/records.js";
 import { scopeCondition } from "../../core/scope.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** A memory relevant to the incoming message, with its raw cosine similarity. */

@@ -3,7 +3,7 @@ import { type ThirdParty, ThirdPartySchema } from "../../gen/agentmem/v1/relatio
 import type { Mention } from "../../core/relational/mentions.js";
 import type { ThirdPartyRecord } from "../../core/relational/records.js";
 import { addMention, newThirdParty, thirdPartyId } from "../../core/relational/third-party.js";
-import { where } from "../../ports/condition.js";
+import { where } from "../../core/condition.js";
 import { ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
 import { decodePageToken, encodePageToken } from "../page-token.js";

@@ -1,48 +1,12 @@
-import type { DescService } from "@bufbuild/protobuf";
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { DEV_TENANT, principalKey } from "../../server/principal.js";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { scopesOf, tenantOf } from "../request-context.js";
+import { decorateUnary } from "../unary-decorator.js";
 import type { UsageMeter } from "./usage-meter.js";
-
-interface ScopedMessage {
-  scope?: { tenant?: string };
-  items?: { scope?: { tenant?: string } }[];
-}
-
-/** The tenant a request acts on, as `resolveTenant` will decide it: the key's, else the named one. */
-function tenantOf(req: unknown, ctx: HandlerContext): string {
-  const pinned = ctx.values.get(principalKey).tenant;
-  if (pinned !== null) return pinned;
-  const m = req as ScopedMessage;
-  return m.scope?.tenant || m.items?.[0]?.scope?.tenant || DEV_TENANT;
-}
-
-type Handler = (req: unknown, ctx: HandlerContext) => unknown;
-
-function attributeService<S extends DescService>(service: S, impl: object, meter: UsageMeter): object {
-  const out: Record<string, unknown> = { ...impl };
-  for (const method of service.methods) {
-    const fn = out[method.localName];
-    if (method.methodKind !== "unary" || typeof fn !== "function") continue;
-    const handler = fn as Handler;
-    out[method.localName] = (req: unknown, ctx: HandlerContext) => meter.attribute(tenantOf(req, ctx), () => handler.call(impl, req, ctx));
-  }
-  return out;
-}
 
 /**
  * A router that runs every unary handler inside `meter.attribute(tenant, …)`, so the embedding
  * calls a request makes are billed to its tenant without every handler passing the tenant down.
  */
 export function withUsageAttribution(router: ConnectRouter, meter: UsageMeter): ConnectRouter {
-  return {
-    handlers: router.handlers,
-    service(service, implementation, options) {
-      router.service(service, attributeService(service, implementation, meter), options);
-      return this;
-    },
-    rpc(method, impl, options) {
-      router.rpc(method, impl, options);
-      return this;
-    },
-  };
+  return decorateUnary(router, (_service, _method, handler) => (req, ctx) => meter.attribute(tenantOf(ctx, scopesOf(req)[0]), () => handler(req, ctx)));
 }

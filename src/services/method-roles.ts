@@ -1,4 +1,4 @@
-import type { Role } from "./principal.js";
+import type { Role } from "../core/principal.js";
 
 // The role each RPC needs. Anything not listed (health, reflection) is public; any agentmem RPC
 // missing here needs admin, so a new RPC is closed until someone decides.

@@ -1,15 +1,14 @@
-import { createRouterTransport } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { type App, type AppOverrides, createApp } from "../app.js";
 import type { Config } from "../config.js";
 import { createMcpHttpHandler } from "../mcp/http-endpoint.js";
-import { createApiInterceptors } from "./api-interceptors.js";
-import { createAuthenticator } from "./auth.js";
-import { createHttpRoutes } from "./http-routes.js";
-import { createListener } from "./listener.js";
-import { createBusyInterceptor } from "./busy-interceptor.js";
-import { loopbackOnly } from "./loopback-only.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import { createAuthenticator } from "../server/auth.js";
+import { createBusyInterceptor } from "../server/busy-interceptor.js";
+import { createHttpRoutes } from "../server/http-routes.js";
+import { createListener } from "../server/listener.js";
+import { loopbackOnly } from "../server/loopback-only.js";
+import { createMetrics, type Metrics } from "../server/metrics.js";
+import { createApiInterceptors, createInProcessTransport } from "./api-interceptors.js";
 
 /** A running server. */
 export interface RunningServer {
@@ -49,7 +48,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   });
   // MCP tools call the same routes through the same interceptors, in process.
   const mcp = createMcpHttpHandler({
-    transport: createRouterTransport((router) => app.routes(router), { router: { interceptors, readMaxBytes: config.maxBodyBytes } }),
+    transport: createInProcessTransport(config, app, interceptors),
     authenticate: createAuthenticator(config.apiKeys),
     maxBodyBytes: config.maxBodyBytes,
     devMode: config.apiKeys.length === 0,

@@ -12,7 +12,7 @@ function approxBytes(row: object, dimension: number): number {
  * the provider counters of the tenant and, when a user is named, the approximate bytes of the
  * rows in scope.
  */
-export async function usage(deps: ServiceDeps, tenant: string, req: UsageRequest) {
+export async function usageReport(deps: ServiceDeps, tenant: string, req: UsageRequest) {
   const key = scopeKey(req.scope);
   const condition = scopeCondition(key);
   const [memories, episodes] = await Promise.all([deps.store.memories(tenant), deps.store.episodes(tenant)]);
