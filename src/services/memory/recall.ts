@@ -3,7 +3,7 @@ import { where } from "../../core/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling.js";
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
-import { cosine as anyCosine } from "../../core/drift/vector-math.js";
+import { clampedCosine } from "../../core/drift/vector-math.js";
 import { meanWordVector } from "../../core/word-channel.js";
 import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
@@ -106,7 +106,7 @@ export const DEFAULT_TUNING: RecallTuning = {
 
 /** Cosine similarity of a row read with its vector to the query vector (0 when the row has none). */
 function similarityTo(query: Float32Array, row: MemoryRecord): number {
-  return anyCosine(query, row.vector);
+  return clampedCosine(query, row.vector);
 }
 
 /** The row without its vector (ranking and the answer need only its similarity). */
