@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
 import { memoryClient } from "./support/client.js";
-import { startServerProcess } from "./support/server-process.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { pool, printTable, quantile, since, writeResults } from "./support/stats.js";
 
 const { values: args } = parseArgs({
@@ -54,8 +54,26 @@ interface Sample {
   wastedSeconds: number;
 }
 
-async function scrape(url: string, at: number): Promise<Sample> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/**
+ * One `/metrics` sample; a failed fetch is tried again twice (a keep-alive socket the server closed
+ * as the request left), and if the server has exited the error says how, with its last words.
+ */
+async function scrape(server: ServerProcess, at: number): Promise<Sample> {
+  let text = "";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      text = await (await fetch(`${server.url}/metrics`)).text();
+      break;
+    } catch (err) {
+      const exit = server.exited();
+      if (exit !== null || attempt >= 3) {
+        const errors = server.logs.filter((l) => Number(l.level) >= 40).slice(-20);
+        throw new Error(`/metrics failed (${String(err)}); server exit: ${exit}; last warnings: ${JSON.stringify(errors)}; stderr: ${server.stderrTail()}`);
+      }
+      process.stdout.write(`/metrics attempt ${attempt} failed (${String(err)}), trying again\n`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
   const value = (name: string, labels = "") => Number(new RegExp(`^${name}${labels.replace(/[{}]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
   return {
     at,
@@ -93,7 +111,7 @@ try {
   const minuteOf = (t: number) => Math.floor((t - start) / 60_000);
   const recalls: { minute: number; ms: number; took: number }[] = [];
   const writes: number[] = [];
-  const samples: Sample[] = [await scrape(server.url, 0)];
+  const samples: Sample[] = [await scrape(server, 0)];
   const random = createRandom(77);
   const recallers = Array.from({ length: Number(args.concurrency) }, async () => {
     while (performance.now() < end) {
@@ -115,7 +133,7 @@ try {
   const sampler = (async () => {
     while (performance.now() < end) {
       await new Promise((r) => setTimeout(r, 10_000));
-      samples.push(await scrape(server.url, since(start) / 1000));
+      samples.push(await scrape(server, since(start) / 1000));
     }
   })();
   await Promise.all([...recallers, writer, sampler]);

@@ -19,6 +19,10 @@ export interface ServerProcess {
   readonly startMillis: number;
   /** Resident set size now, in MiB (from /proc). */
   rssMiB(): number;
+  /** The exit code or signal once the process has ended (`null` while it runs). */
+  exited(): string | null;
+  /** The last 4,000 characters the process wrote to stderr. */
+  stderrTail(): string;
   /** Resolves with the first log line (after `fromIndex`) that `match` accepts. */
   waitForLog(match: (line: LogLine) => boolean, timeoutMs: number, fromIndex?: number): Promise<LogLine>;
   stop(): Promise<void>;
@@ -98,7 +102,13 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   });
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (c: string) => (stderr = (stderr + c).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let ended: string | null = null;
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code, signal) => {
+      ended = signal ?? String(code);
+      resolve();
+    }),
+  );
   const waitForLog = (match: (l: LogLine) => boolean, timeoutMs: number, fromIndex = 0) =>
     new Promise<LogLine>((resolve, reject) => {
       const found = logs.slice(fromIndex).find(match);
@@ -115,6 +125,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     logs,
     startMillis,
     rssMiB: () => rssMiB(child.pid ?? 0),
+    exited: () => ended,
+    stderrTail: () => stderr,
     waitForLog,
     async stop() {
       child.kill("SIGTERM");

@@ -61,6 +61,18 @@ describe("Maintainer", () => {
     expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
   });
 
+  it("does not wait for a lull to compact a table far behind (4× the small-fragment threshold)", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 8)]);
+    let asked = 0;
+    const never = new Promise<void>(() => undefined);
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(asked).toBe(0);
+    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+  });
+
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
     const store = await freshStore(8);
     const episodes = await store.episodes("t");
@@ -96,6 +108,7 @@ describe("Maintainer", () => {
     );
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500 });
     await maintainer.runOnce();
+    await maintainer.indexed();
     expect(maintainer.counters.vectorIndexes).toBe(1);
     const indices = await memories.engine.lanceTable.listIndices();
     expect(indices.find((i) => i.columns.includes("vector"))?.indexType).toMatch(/ivf/i);
@@ -107,5 +120,32 @@ describe("Maintainer", () => {
     expect(served.map((h) => h.score)).toEqual(exact.map((h) => expect.closeTo(h.score, 5)));
     expect(exact[0].score).toBeCloseTo(1, 5);
     expect(served.every((h) => h.row.user === "u1")).toBe(true);
+  });
+
+  it("builds a vector index beside the passes: a pass compacts another table while the build waits", async () => {
+    const store = await freshStore(16);
+    const memories = await store.memories("t");
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
+    await memories.upsert(
+      rows.map((e) => ({
+        id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
+        entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
+        sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
+        accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
+      })),
+    );
+    const episodes = await store.episodes("t");
+    for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 16)]);
+    let release!: () => void;
+    const lull = new Promise<void>((r) => (release = r));
+    // Only the build waits for a lull: the episodes are far behind (8 ≥ 4 × 2 small fragments).
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, whenQuiet: () => lull });
+    await maintainer.runOnce();
+    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    expect(maintainer.counters.vectorIndexes).toBe(0);
+    expect(await maintainer.runOnce()).toBe(0); // the table being indexed is left alone
+    release();
+    await maintainer.indexed();
+    expect(maintainer.counters.vectorIndexes).toBe(1);
   });
 });

@@ -30,7 +30,7 @@ describe("Warmer (background loads of end-users not held)", () => {
 
   it("admits a partition that would evict another only after repeated misses, and bounds its queue", async () => {
     const full = budget(1_000, 1_000, 4);
-    const warmer = new Warmer(full, { maxQueued: 1 });
+    const warmer = new Warmer(full, { maxQueued: 1, missWindowMs: 0 });
     const log: string[] = [];
     warmer.request("a", job(log, "a"));
     await warmer.idle();
@@ -48,6 +48,20 @@ describe("Warmer (background loads of end-users not held)", () => {
     await held;
     await roomy.idle();
     expect(log).toEqual(["a", "x"]);
+  });
+
+  it("counts the reads of one recall as one miss: a user read twice in a moment is not admitted", async () => {
+    const full = budget(1_000, 1_000, 4);
+    const warmer = new Warmer(full, { missWindowMs: 50 });
+    const log: string[] = [];
+    warmer.request("a", job(log, "a"));
+    warmer.request("a", job(log, "a")); // the same recall's next read
+    await warmer.idle();
+    expect(log).toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    warmer.request("a", job(log, "a")); // the user came back
+    await warmer.idle();
+    expect(log).toEqual(["a"]);
   });
 
   it("skips a job no longer wanted and drops what waits on stop", async () => {

@@ -10,6 +10,11 @@ export interface WarmerOptions {
   admitAfterMisses?: number;
   /** Misses remembered for admission (default 4,096; the oldest are forgotten). */
   rememberedMisses?: number;
+  /**
+   * Reads of one key closer together than this count as one miss (default 1,000 ms): a recall
+   * makes several reads of its end-user's rows, and each must not count as the user coming back.
+   */
+  missWindowMs?: number;
 }
 
 /** What the warmer asks of the budget it fills. */
@@ -32,7 +37,8 @@ export interface WarmJob {
  */
 export class Warmer {
   private readonly queue = new Map<string, WarmJob>();
-  private readonly misses = new Map<string, number>();
+  /** Per key: misses counted, and `performance.now()` of the last one. */
+  private readonly misses = new Map<string, { count: number; at: number }>();
   private reads = 0;
   /** `performance.now()` when the last read or request in flight ended. */
   private quietSince = 0;
@@ -79,9 +85,11 @@ export class Warmer {
   /** Asks for `key` to be loaded later; dropped when the queue is full or the budget would not admit it. */
   request(key: string, job: WarmJob): void {
     if (this.stopped || this.queue.has(key)) return;
-    const misses = (this.misses.get(key) ?? 0) + 1;
+    const now = performance.now();
+    const last = this.misses.get(key);
+    const misses = last && now - last.at < (this.options.missWindowMs ?? 1_000) ? last.count : (last?.count ?? 0) + 1;
     this.misses.delete(key);
-    this.misses.set(key, misses);
+    this.misses.set(key, { count: misses, at: now });
     if (this.misses.size > (this.options.rememberedMisses ?? 4096)) this.misses.delete(this.misses.keys().next().value as string);
     if (!this.admits(misses) || this.queue.size >= (this.options.maxQueued ?? 64)) {
       this.budget.counters.warmsSkipped++;
@@ -126,7 +134,7 @@ export class Warmer {
       }
       const [key, job] = this.queue.entries().next().value as [string, WarmJob];
       this.queue.delete(key);
-      if (!job.wanted() || !this.admits(this.misses.get(key) ?? 1)) {
+      if (!job.wanted() || !this.admits(this.misses.get(key)?.count ?? 1)) {
         this.budget.counters.warmsSkipped++;
         continue;
       }

@@ -3,6 +3,7 @@ import { where } from "../../core/condition.js";
 import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling.js";
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
+import { clampedCosine } from "../../core/drift/vector-math.js";
 import { meanWordVector } from "../../core/word-channel.js";
 import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
@@ -104,6 +105,16 @@ export const DEFAULT_TUNING: RecallTuning = {
   scaling: DEFAULT_SCALING,
 };
 
+/** Cosine similarity of a row read with its vector to the query vector (0 when the row has none). */
+function similarityTo(query: Float32Array, row: MemoryRecord): number {
+  return clampedCosine(query, row.vector);
+}
+
+/** The row without its vector (ranking and the answer need only its similarity). */
+function withoutVector(row: MemoryRecord): MemoryRecord {
+  return row.vector.length === 0 ? row : { ...row, vector: new Float32Array(0) };
+}
+
 /** Normalised sum of vectors. */
 function centroid(vectors: readonly Float32Array[]): Float32Array {
   const out = new Float32Array(vectors[0].length);
@@ -142,14 +153,14 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const reads = readsOf(memories, scopeUser(input.key));
   const condition = recallCondition(input);
   const fetch = input.k * 3;
-  // The word search needs no vector: it runs while the query is being embedded. Hits come without
-  // vectors (scores are all ranking needs); the similarity of rows found by other channels is
-  // asked for once, below.
+  // The word search needs no query vector: it runs while the query is being embedded. Its hits
+  // come with their vectors, so the similarity of rows only words found is computed here, not
+  // asked of the engine in a second read (the vector search's hits need none: they carry a score).
   const scores = { withoutVector: true };
   // With the end-user's turns not in memory, their transcript is read beside the two searches.
   // (A failed read of it only means the turns are looked up one by one.)
   const transcript = weights.context > 0 ? transcriptToScan(deps, tenant, input.key).catch(() => undefined) : undefined;
-  const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch, scores) : Promise.resolve([]);
+  const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await reads.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
   const names = extractNames(input.query);
@@ -163,29 +174,17 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     else candidates.set(row.id, { memory: row, similarity, bm25, names: namesOf(row), time: timeScore(dates, row) });
   };
   for (const { row, score } of byVector) add(row, score, 0);
-  const unscored = new Set<string>();
-  for (const { row, score } of byWords) {
-    if (!candidates.has(row.id)) unscored.add(row.id);
-    add(row, 0, score);
-  }
-  let previous = new Map<string, string>();
+  for (const { row, score } of byWords) add(withoutVector(row), similarityTo(vector, row), score);
   if (weights.context > 0) {
     const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), await transcript);
-    for (const id of around.adjacent) unscored.add(id);
-    previous = around.previous;
-  }
-  if (unscored.size > 0) {
-    // One read scores the rows only words found and reads the adjacent turns (inside the filter).
-    const ids = [...unscored];
-    for (const { row, score } of await reads.nearest(vector, where.and(condition, where.in("id", ids)), ids.length, scores)) {
-      const c = candidates.get(row.id);
-      if (c) c.similarity = score;
-      else add(row, score, 0);
+    if (around.adjacent.length > 0) {
+      // One read fetches the adjacent turns inside the recall's filter; their similarity is computed here.
+      for (const row of await reads.find(where.and(condition, where.in("id", around.adjacent)))) add(withoutVector(row), similarityTo(vector, row), 0);
     }
-  }
-  for (const [id, before] of previous) {
-    const c = candidates.get(id);
-    if (c) c.previous = before;
+    for (const [id, before] of around.previous) {
+      const c = candidates.get(id);
+      if (c) c.previous = before;
+    }
   }
   let pool = [...candidates.values()];
   if (weights.words > 0 && deps.wordVectors) scoreWords(deps.wordVectors, input.query, pool);
