@@ -70,7 +70,7 @@ describe("Maintainer", () => {
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
     expect(await maintainer.runOnce()).toBe(1);
     expect(asked).toBe(0);
-    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
   });
 
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
@@ -141,7 +141,7 @@ describe("Maintainer", () => {
     // Only the build waits for a lull: the episodes are far behind (8 ≥ 4 × 2 small fragments).
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, whenQuiet: () => lull });
     await maintainer.runOnce();
-    expect((await episodes.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
     expect(maintainer.counters.vectorIndexes).toBe(0);
     expect(await maintainer.runOnce()).toBe(0); // the table being indexed is left alone
     release();
