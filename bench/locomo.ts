@@ -271,7 +271,7 @@ async function main(): Promise<void> {
 
     const results: RowResult[] = [];
     for (const row of rows) {
-      results.push(await runRow(row, conversations, variants, snapshot, root, embedder));
+      results.push(await runRow(row, conversations, row.acrossImports ? variants : variants.slice(0, 1), snapshot, root, embedder));
       const r = results[results.length - 1];
       const perVariant = Object.entries(r.variants).map(([v, s]) => `${v} ${f3(s.overall.r5)}`).join(", ");
       console.log(`${r.name}: R@1 ${f3(r.overall.r1)}  R@5 ${f3(r.overall.r5)}  R@10 ${f3(r.overall.r10)}  | R@5 by import: ${perVariant}`);
@@ -297,6 +297,7 @@ async function main(): Promise<void> {
       k: K,
       conversations: conversations.map((c) => ({ id: c.id, turns: c.turns.length, questions: c.questions.length, unscorable: c.unscorable })),
       ingest: ingestRate,
+      importVariants: variants.map((v) => ({ name: v.name, why: v.why })),
       latencyCombinedScope: combined,
       rows: results,
       folds: foldResults,

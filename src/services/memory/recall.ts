@@ -4,7 +4,7 @@ import type { FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js
 import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling.js";
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
 import { meanWordVector } from "../../core/word-channel.js";
-import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
+import { extractNames, namesScore, speakerNamesScore, speakerPrefix } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
 import { queryDates, timeScore } from "../../core/time-cue.js";
 import { scopeCondition } from "../../core/scope.js";
@@ -152,7 +152,10 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
   const dates = weights.time > 0 ? queryDates(input.query, now) : [];
-  const namesOf = (m: MemoryRecord) => (tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, m));
+  // A turn stored without `name` may still say who speaks ("Caroline: …"), as an outside import might.
+  const speaker = (m: MemoryRecord) => m.name || speakerPrefix(m.text);
+  const namesOf = (m: MemoryRecord) =>
+    tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, { name: speaker(m), entities: m.entities });
   const candidates = new Map<string, Candidate>();
   const add = (row: MemoryRecord, similarity: number, bm25: number) => {
     const c = candidates.get(row.id);
