@@ -57,8 +57,12 @@ const { values: args } = parseArgs({
 });
 
 const K = Number(args.k);
-/** The end-user a conversation is imported as, one per import variant (the first keeps the old name). */
-const userOf = (c: LocomoConversation, v: ImportVariant) => (v === IMPORT_VARIANTS[0] ? `locomo-${c.id}` : `locomo-${c.id}-${v.name.replace(/\W+/g, "-")}`);
+/**
+ * Each import variant lives in its own tenant (own tables, so its own BM25 statistics: an
+ * outside user's store holds only what they sent); the first is the dev tenant, as always.
+ */
+const tenantOf = (v: ImportVariant) => (v === IMPORT_VARIANTS[0] ? "" : `locomo-${v.name.replace(/\W+/g, "-")}`);
+const scopeOf = (c: LocomoConversation, v: ImportVariant) => ({ tenant: tenantOf(v), user: `locomo-${c.id}` });
 
 interface RowResult {
   name: string;
@@ -91,9 +95,9 @@ async function serve(data: string, embedder: Embedder, wordVectors?: WordVectors
 }
 
 /** Imports a conversation as `variant` says (bench/locomo/import-variants.ts); returns seconds spent. */
-async function ingest(client: Client<typeof MemoryService>, conversation: LocomoConversation, user: string, variant: ImportVariant, sessionPrefix = "s"): Promise<number> {
+async function ingest(client: Client<typeof MemoryService>, conversation: LocomoConversation, scope: { tenant: string; user: string }, variant: ImportVariant, sessionPrefix = "s"): Promise<number> {
   const started = performance.now();
-  for (const items of importBatches(conversation, user, variant, sessionPrefix)) await client.rememberBatch({ items });
+  for (const items of importBatches(conversation, scope, variant, sessionPrefix)) await client.rememberBatch({ items });
   return (performance.now() - started) / 1000;
 }
 
@@ -128,7 +132,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
       for (const v of variants) {
         for (const c of conversations) {
           for (const [i, q] of c.questions.entries()) {
-            const request = { scope: { user: userOf(c, v) }, query: q.question, k: K, weights: row.weights };
+            const request = { scope: scopeOf(c, v), query: q.question, k: K, weights: row.weights };
             if (row.via === "api") {
               const started = performance.now();
               const res = await client.recall(request);
@@ -139,7 +143,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
               }
               score(v, c, i, res.hits.map((h) => h.tags.dia_id ?? ""));
             } else {
-              const hits = await recall(server.app.deps, DEV_TENANT, recallInput(create(RecallRequestSchema, request)), tuning);
+              const hits = await recall(server.app.deps, tenantOf(v) || DEV_TENANT, recallInput(create(RecallRequestSchema, request)), tuning);
               score(v, c, i, hits.map((h) => h.memory.tags.dia_id ?? ""));
             }
           }
@@ -183,7 +187,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
 async function latencyOnCombinedScope(conversations: LocomoConversation[], root: string, embedder: Embedder) {
   const dir = join(root, "combined");
   const writer = await serve(dir, embedder);
-  for (const c of conversations) await ingest(memoryClient(writer.url), c, "locomo-all", IMPORT_VARIANTS[0], `${c.id}-s`);
+  for (const c of conversations) await ingest(memoryClient(writer.url), c, { tenant: "", user: "locomo-all" }, IMPORT_VARIANTS[0], `${c.id}-s`);
   await writer.close();
   const server = await serve(dir, embedder);
   const client = memoryClient(server.url);
@@ -261,9 +265,9 @@ async function main(): Promise<void> {
     const server = await serve(snapshot, embedder);
     const client = memoryClient(server.url);
     let seconds = 0;
-    for (const c of conversations) seconds += await ingest(client, c, userOf(c, variants[0]), variants[0]);
+    for (const c of conversations) seconds += await ingest(client, c, scopeOf(c, variants[0]), variants[0]);
     // The other variants reuse the first one's vectors where the text is the same (cached embedder).
-    for (const v of variants.slice(1)) for (const c of conversations) await ingest(client, c, userOf(c, v), v);
+    for (const v of variants.slice(1)) for (const c of conversations) await ingest(client, c, scopeOf(c, v), v);
     await server.close();
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
     const ingestRate = { turns, seconds: Number(seconds.toFixed(2)), turnsPerSecond: Number((turns / seconds).toFixed(1)) };

@@ -39,10 +39,10 @@ type Item = MessageInitShape<typeof RememberRequestSchema>;
 
 const text = (t: LocomoTurn, v: ImportVariant) => (v.speakerInText ? t.content : t.content.slice(t.speaker.length + 2));
 
-/** The RememberBatch calls (item lists, in order) that import `conversation` for `user` as `variant` says. */
-export function importBatches(conversation: LocomoConversation, user: string, variant: ImportVariant, sessionPrefix = "s"): Item[][] {
+/** The RememberBatch calls (item lists, in order) that import `conversation` into `scope` as `variant` says. */
+export function importBatches(conversation: LocomoConversation, scope: { tenant: string; user: string }, variant: ImportVariant, sessionPrefix = "s"): Item[][] {
   const item = (t: LocomoTurn): Item => ({
-    scope: { user, session: variant.session ? `${sessionPrefix}${t.session}` : "" },
+    scope: { ...scope, session: variant.session ? `${sessionPrefix}${t.session}` : "" },
     content: text(t, variant),
     role: "user",
     name: variant.nameField ? t.speaker : "",
