@@ -75,7 +75,8 @@ export type RememberRequest = Message$1<"agentmem.v1.RememberRequest"> & {
   parentId: string;
 
   /**
-   * Position of the turn in its conversation.
+   * Position of the turn in its conversation. Left 0 in a RememberBatch, the item's 1-based
+   * position among the batch's items of the same scope is stored (a batch is turns in order).
    *
    * @generated from field: int64 trace_number = 9;
    */
