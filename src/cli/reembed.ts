@@ -5,6 +5,7 @@ import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { Collection } from "../ports/collection.js";
 import { where } from "../ports/condition.js";
 import type { Embedder } from "../ports/embedder.js";
+import { spokenLine } from "../core/names.js";
 
 /** The tables whose vectors are a cache of their text (anchors re-embed themselves on read). */
 const KINDS = ["memories", "episodes"] as const;
@@ -29,7 +30,26 @@ export interface ReembedReport {
   rows: number;
 }
 
-const textOf = (kind: Kind, row: Row): string => (kind === "memories" ? (row as MemoryRecord).text : (row as EpisodeRecord).content);
+/**
+ * The text a row's vector was computed from: a turn stored by Remember (an episode that points at
+ * its memory, and that memory) as its spoken line (`"<name>: <text>"`, see `spokenLine`); anything
+ * else (facts, Add's raw turns) as its text. `speakers`: memory id → speaker of its Remember turn.
+ */
+function textOf(kind: Kind, row: Row, speakers: ReadonlyMap<string, string>): string {
+  if (kind === "episodes") {
+    const e = row as EpisodeRecord;
+    return e.memoryId === "" ? e.content : spokenLine(e.name, e.content);
+  }
+  const m = row as MemoryRecord;
+  const speaker = speakers.get(m.id);
+  return speaker === undefined ? m.text : spokenLine(speaker, m.text);
+}
+
+/** Memory id → speaker, for the memories that are a turn stored by Remember (its episode points at it). */
+async function speakersOf(store: LanceStore, tenant: string): Promise<Map<string, string>> {
+  const episodes = await (await store.episodes(tenant)).find(where.all(), { withoutVector: true });
+  return new Map(episodes.filter((e) => e.memoryId !== "").map((e) => [e.memoryId, e.name]));
+}
 
 async function vectorDimension(table: lancedb.Table): Promise<number> {
   const field = (await table.schema()).fields.find((f) => f.name === "vector");
@@ -83,10 +103,11 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
     for (const w of work) {
       const source = new LanceStore({ uri, dimension: w.dimension });
       const rows = await (await collectionOf(source, w.kind, w.tenant)).find(where.all());
+      const speakers = w.kind === "memories" ? await speakersOf(source, w.tenant) : new Map<string, string>();
       await source.close();
       for (let i = 0; i < rows.length; i += batchSize) {
         const slice = rows.slice(i, i + batchSize);
-        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r)));
+        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r, speakers)));
         slice.forEach((r, j) => {
           r.vector = vectors[j];
           if (w.kind === "memories") (r as MemoryRecord).embedModel = embedder.model;
