@@ -32,6 +32,7 @@ import { MemoryService, RecallRequestSchema } from "../src/gen/agentmem/v1/memor
 import { openWordVectors } from "../src/adapters/word-vectors/compact-word-vectors.js";
 import type { Embedder } from "../src/ports/embedder.js";
 import type { WordVectors } from "../src/ports/word-vectors.js";
+import { scopeCondition } from "../src/core/scope.js";
 import { DEV_TENANT } from "../src/server/principal.js";
 import { type RunningServer, startServer } from "../src/server/server.js";
 import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
@@ -126,6 +127,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
     const dir = join(root, `row-${Math.random().toString(36).slice(2)}`);
     await cp(snapshot, dir, { recursive: true });
     const server = await serve(dir, embedder, await wordVectorsFor(row));
+    await warmScopes(server, variants.flatMap((v) => conversations.map((c) => scopeOf(c, v))));
     const client = memoryClient(server.url);
     const tuning = { ...DEFAULT_TUNING, ...row.tuning, weights: { ...DEFAULT_TUNING.weights, ...row.tuning?.weights } };
     try {
@@ -178,6 +180,28 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
       }),
     ),
   };
+}
+
+/**
+ * Brings every scope's rows into the hot-row cache before a row is scored. A server started over
+ * the snapshot answers a scope's first recalls from the engine (the cold path, which ranks a little
+ * differently) until a background load, which waits for reads in flight, caches it: a tight loop of
+ * in-process recalls could starve that load and score a whole variant cold. Reads only (no use
+ * counts); gives up on a scope after 30 s.
+ */
+async function warmScopes(server: RunningServer, scopes: readonly { tenant: string; user: string }[]): Promise<void> {
+  const deps = server.app.deps;
+  for (const s of scopes) {
+    const tenant = s.tenant || DEV_TENANT;
+    const condition = scopeCondition({ namespace: "", agent: "", session: "", user: s.user });
+    const collections = [await deps.store.memories(tenant), await deps.store.episodes(tenant)];
+    for (let i = 0; i < 300; i++) {
+      const cold = collections.filter((c) => c.inMemory && !c.inMemory(condition));
+      if (cold.length === 0) break;
+      for (const c of cold) await c.find(condition, { withoutVector: true, limit: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /**

@@ -67,6 +67,8 @@ export const ROWS: readonly RowSpec[] = [
   { name: "default − question factor", via: "in-process", acrossImports: true, tuning: { questionFactor: 1 }, why: "turns that only ask are not discounted" },
   { name: "default, names in text", via: "in-process", tuning: { namesFromText: true }, why: "names channel also counts mentions" },
   { name: "default − salience", via: "api", weights: { salience: 0 }, why: "no salience blend" },
+  { name: "default, next turn 0.5", via: "in-process", acrossImports: true, tuning: { nextContext: 0.5 }, why: "a turn also inherits 0.5 × the match of the turn after it" },
+  { name: "default, next turn 0.8", via: "in-process", acrossImports: true, tuning: { nextContext: 0.8 }, why: "a turn also inherits 0.8 × the match of the turn after it" },
   { name: "default, context 0.6", via: "api", weights: { context: 0.6 }, why: "weaker inheritance" },
   { name: "default, context 1.0", via: "api", weights: { context: 1 }, why: "full inheritance" },
   { name: "default, names 0.3", via: "api", weights: { names: 0.3 }, why: "stronger names channel" },

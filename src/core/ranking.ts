@@ -52,6 +52,8 @@ export interface FuseOptions {
   questionFactor?: number;
   /** How raw channel scores become 0..1 (default `DEFAULT_SCALING`). */
   scaling?: ChannelScaling;
+  /** Share of the next turn's match that a turn inherits (default 0: only replies inherit, from what they answer). */
+  nextContext?: number;
 }
 
 /** A ranked candidate with every component of its score. */
@@ -108,10 +110,14 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
   );
   const matchById = new Map(candidates.map((c, i) => [c.memory.id, match[i]]));
   const channelSum = textWeight + weights.names + weights.time || 1;
+  const nextContext = options.nextContext ?? 0;
+  const nextMatch = new Map<string, number>();
+  if (nextContext > 0) for (const [i, c] of candidates.entries()) if (c.previous !== undefined) nextMatch.set(c.previous, Math.max(nextMatch.get(c.previous) ?? 0, match[i]));
   return candidates
     .map((c, i) => {
       const context = c.previous === undefined ? 0 : (matchById.get(c.previous) ?? 0);
-      const carried = Math.max(match[i], weights.context * context) * (asksOnly(c.memory.text) ? questionFactor : 1);
+      const next = nextMatch.get(c.memory.id) ?? 0;
+      const carried = Math.max(match[i], weights.context * context, nextContext * next) * (asksOnly(c.memory.text) ? questionFactor : 1);
       const time = c.time ?? 0;
       const base = (textWeight * carried + weights.names * c.names + weights.time * time) / channelSum;
       const decay = recencyDecay(c.memory.lastAccessedAt, nowMs);

@@ -92,6 +92,8 @@ export interface RecallTuning {
   namesFromText: boolean;
   /** How raw channel scores become 0..1 before fusion. */
   scaling: ChannelScaling;
+  /** Share of the next turn's match a turn inherits (default 0; the context channel must be on). */
+  nextContext: number;
 }
 
 /** The tuning `agentmem serve` uses; each choice is backed by a row of `npm run bench:locomo`. */
@@ -101,6 +103,7 @@ export const DEFAULT_TUNING: RecallTuning = {
   questionFactor: QUESTION_FACTOR,
   namesFromText: false,
   scaling: DEFAULT_SCALING,
+  nextContext: 0,
 };
 
 /** Normalised sum of vectors. */
@@ -196,7 +199,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
   const used = await deps.access.current(tenant, pool.map((c) => c.memory));
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
-  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, input.k);
+  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling, nextContext: tuning.nextContext }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   // One read per chain step for all hits, pinned to the end-user when the scope names one.
   const chains = input.includeHistory ? await replacedChains(memories, ranked.map((h) => h.memory.id), input.key.user || undefined) : undefined;
