@@ -32,10 +32,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("turn order without trace_number", () => {
-  it("numbers a batch's unplaced items per scope and keeps given positions", () => {
-    const item = (user: string, traceNumber: number) => ({ key: { namespace: "", agent: "", session: "", user }, traceNumber }) as RememberInput;
-    const placed = placeInBatch([item("a", 0), item("b", 0), item("a", 0), item("a", 7), item("b", 0)]);
-    expect(placed.map((p) => p.traceNumber)).toEqual([1, 1, 2, 7, 2]);
+  it("numbers a batch's unplaced items per scope when their times cannot order them", () => {
+    const item = (user: string, traceNumber: number, observedAt = 1_000) => ({ key: { namespace: "", agent: "", session: "", user }, traceNumber, observedAt }) as RememberInput;
+    const placed = placeInBatch([item("a", 0), item("b", 0), item("a", 0), item("b", 0), item("a", 0)]);
+    expect(placed.map((p) => p.traceNumber)).toEqual([1, 1, 2, 2, 3]);
+    // A scope that sets any position, or whose turns have distinct times, keeps what was sent.
+    expect(placeInBatch([item("a", 0), item("a", 7), item("a", 0)]).map((p) => p.traceNumber)).toEqual([0, 7, 0]);
+    expect(placeInBatch([item("a", 0, 1), item("a", 0, 2)]).map((p) => p.traceNumber)).toEqual([0, 0]);
   });
 
   it("brings back the reply to a matching turn from the same batch", async () => {
