@@ -45,10 +45,14 @@ function textOf(kind: Kind, row: Row, speakers: ReadonlyMap<string, string>): st
   return speaker === undefined ? m.text : spokenLine(speaker, m.text);
 }
 
-/** Memory id → speaker, for the memories that are a turn stored by Remember (its episode points at it). */
-async function speakersOf(store: LanceStore, tenant: string): Promise<Map<string, string>> {
-  const episodes = await (await store.episodes(tenant)).find(where.all(), { withoutVector: true });
-  return new Map(episodes.filter((e) => e.memoryId !== "").map((e) => [e.memoryId, e.name]));
+/**
+ * Memory id → speaker, for the memories that are a turn stored by Remember (its episode points at
+ * it). Read from the episodes table itself, before any table of the run is rewritten.
+ */
+async function speakersOf(db: lancedb.Connection, episodesTable: string | undefined): Promise<Map<string, string>> {
+  if (episodesTable === undefined) return new Map();
+  const rows = (await (await db.openTable(episodesTable)).query().select(["memory_id", "name"]).toArray()) as { memory_id: string; name: string }[];
+  return new Map(rows.filter((r) => r.memory_id !== "").map((r) => [String(r.memory_id), String(r.name)]));
 }
 
 async function vectorDimension(table: lancedb.Table): Promise<number> {
@@ -90,12 +94,14 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
       await upsertInChunks(await collectionOf(target, kind, tenant), rows);
       names.push(name);
     }
-    const work: { name: string; kind: Kind; tenant: string; table: lancedb.Table; rows: number; dimension: number }[] = [];
+    const work: { name: string; kind: Kind; tenant: string; table: lancedb.Table; rows: number; dimension: number; speakers: Map<string, string> }[] = [];
     for (const name of names) {
       const [kind, tenant] = split(name);
       if (!kind) continue;
       const table = await db.openTable(name);
-      work.push({ name, kind, tenant, table, rows: await table.countRows(), dimension: await vectorDimension(table) });
+      const episodesTable = names.find((n) => split(n)[0] === "episodes" && split(n)[1] === tenant);
+      const speakers = kind === "memories" ? await speakersOf(db, episodesTable) : new Map<string, string>();
+      work.push({ name, kind, tenant, table, rows: await table.countRows(), dimension: await vectorDimension(table), speakers });
     }
     const total = work.reduce((n, w) => n + w.rows, 0);
     let done = 0;
@@ -103,11 +109,10 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
     for (const w of work) {
       const source = new LanceStore({ uri, dimension: w.dimension });
       const rows = await (await collectionOf(source, w.kind, w.tenant)).find(where.all());
-      const speakers = w.kind === "memories" ? await speakersOf(source, w.tenant) : new Map<string, string>();
       await source.close();
       for (let i = 0; i < rows.length; i += batchSize) {
         const slice = rows.slice(i, i + batchSize);
-        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r, speakers)));
+        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r, w.speakers)));
         slice.forEach((r, j) => {
           r.vector = vectors[j];
           if (w.kind === "memories") (r as MemoryRecord).embedModel = embedder.model;
