@@ -57,7 +57,7 @@ export const ROWS: readonly RowSpec[] = [
   {
     name: "spec fusion (Lucenia)",
     via: "in-process",
-    tuning: { ...PURE, weights: { names: 0, context: 0, time: 0 } },
+    tuning: { ...PURE, weights: { lexical: 0.35, vector: 0.65, names: 0, context: 0, time: 0 } },
     why: "0.35 lexical + 0.65 vector, decay, salience 0.25; nothing added",
   },
   { name: "default − context", via: "api", acrossImports: true, weights: { context: 0 }, why: "no inheritance from the previous turn" },
@@ -86,7 +86,8 @@ export const ROWS: readonly RowSpec[] = [
     wordVocabulary: 150_000,
     why: "what the 50k-word file keeps of a 150k one",
   },
-  { name: "default, lexical 0.5", via: "in-process", acrossImports: true, tuning: { weights: { lexical: 0.5, vector: 0.5 } }, why: "even lexical/vector split" },
+  { name: "default, lexical 0.35", via: "in-process", acrossImports: true, tuning: { weights: { lexical: 0.35, vector: 0.65 } }, why: "the spec's 0.35 / 0.65 split (the default before)" },
+  { name: "default, lexical 0.65", via: "in-process", acrossImports: true, tuning: { weights: { lexical: 0.65, vector: 0.35 } }, why: "lexical ahead" },
   { name: "lexical 0.5, words 0.15", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.15 } }, why: "even split + word vectors" },
   { name: "lexical 0.5, words 0.3", via: "in-process", tuning: { weights: { lexical: 0.5, vector: 0.5, words: 0.3 } }, why: "even split + word vectors" },
   { name: "default, lexical 0.42", via: "in-process", tuning: { weights: { lexical: 0.42, vector: 0.58 } }, why: "a little more lexical" },

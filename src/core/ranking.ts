@@ -18,10 +18,11 @@ export interface FusionWeights {
 }
 
 /**
- * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
- * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (docs/recall.md).
+ * Defaults: an even lexical/vector split (the spec's Lucenia blend is 0.35 / 0.65; the even split
+ * won both LoCoMo conversations and every import variant, docs/recall.md), salience 0.25, plus the
+ * names (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation.
  */
-export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, words: 0, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
+export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.5, vector: 0.5, words: 0, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
 
 /** What a turn that only asks keeps of its match: the answer is in the reply, not the question. */
 export const QUESTION_FACTOR = 0.8;
