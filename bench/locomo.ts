@@ -5,12 +5,13 @@
  *   npm run bench:locomo -- --data ../shared/datasets/locomo
  *   npm run bench:locomo -- --data DIR --rows "agentmem default;BM25 baseline"   # a quick look (names split on ";")
  *
- * Each conversation file becomes one end-user scope (`user: locomo-<file>`, `session: s<N>`);
- * every turn is remembered with RememberBatch (one call per session) as `"<speaker>: <text>"`
- * (+ ` [shares <caption>]`), observed_at = session time, name = speaker, trace_number = position
- * in the session, tag dia_id. Then Recall k=10 for every question of category 1–4; a hit counts
+ * Each conversation file becomes one end-user scope per import variant (bench/locomo/import-variants.ts).
+ * The first, `full`, remembers every turn with RememberBatch (one call per session) as
+ * `"<speaker>: <text>"` (+ ` [shares <caption>]`), session `s<N>`, observed_at = session time,
+ * name = speaker, trace_number = position in the session, tag dia_id; the others leave out what an
+ * outside user might not send. Then Recall k=10 for every question of category 1–4; a hit counts
  * when its dia_id tag is gold evidence. The server is the real one (startServer, `use` embedder,
- * no LLM), called over HTTP.
+ * no LLM), called over HTTP. Texts are embedded once per run (a cache in front of the embedder).
  *
  * Every row is scored per conversation and per category, and the rows are also read as two-way
  * folds (bench/locomo/folds.ts): pick the best row on one conversation, score it on the other.
@@ -22,7 +23,6 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import Table from "cli-table3";
@@ -34,12 +34,15 @@ import type { Embedder } from "../src/ports/embedder.js";
 import type { WordVectors } from "../src/ports/word-vectors.js";
 import { DEV_TENANT } from "../src/services/request-context.js";
 import { type RunningServer, startServer } from "../src/compose/start-server.js";
+import { scopeCondition } from "../src/core/scope.js";
 import { DEFAULT_TUNING, recall } from "../src/services/memory/recall.js";
 import { recallInput } from "../src/services/memory/requests.js";
 import { bm25Rankings } from "./locomo/bm25-baseline.js";
 import { type Fold, folds } from "./locomo/folds.js";
 import { type LocomoConversation, readConversations } from "./locomo/dataset.js";
 import { ROWS, type RowSpec } from "./locomo/rows.js";
+import { cachingEmbedder } from "./locomo/caching-embedder.js";
+import { IMPORT_VARIANTS, type ImportVariant, importBatches } from "./locomo/import-variants.js";
 import { RecallTally, type RecallScores } from "./locomo/score.js";
 import { latency as summarize, type Latency as Summary, writeResults } from "./locomo/report.js";
 
@@ -49,11 +52,18 @@ const { values: args } = parseArgs({
     k: { type: "string", default: "10" },
     rows: { type: "string" },
     "skip-latency": { type: "boolean", default: false },
+    /** Import variants to score every row on (names split on ";"); default all (bench/locomo/import-variants.ts). */
+    variants: { type: "string" },
   },
 });
 
 const K = Number(args.k);
-const scopeOf = (c: LocomoConversation) => ({ user: `locomo-${c.id}` });
+/**
+ * Each import variant lives in its own tenant (own tables, so its own BM25 statistics: an
+ * outside user's store holds only what they sent); the first is the dev tenant, as always.
+ */
+const tenantOf = (v: ImportVariant) => (v === IMPORT_VARIANTS[0] ? "" : `locomo-${v.name.replace(/\W+/g, "-")}`);
+const scopeOf = (c: LocomoConversation, v: ImportVariant) => ({ tenant: tenantOf(v), user: `locomo-${c.id}` });
 
 interface RowResult {
   name: string;
@@ -72,6 +82,8 @@ interface RowResult {
   latency?: Summary;
   /** Server-reported took_millis (api rows). */
   tookMillis?: Summary;
+  /** Import variant → overall and per-conversation scores (the fields above are the first variant's). */
+  variants: Record<string, { overall: RecallScores; byConversation: Record<string, RecallScores> }>;
 }
 
 function memoryClient(url: string): Client<typeof MemoryService> {
@@ -83,24 +95,10 @@ async function serve(data: string, embedder: Embedder, wordVectors?: WordVectors
   return startServer(config, { embedder, wordVectors });
 }
 
-/** Remembers every turn, one RememberBatch per session; returns seconds spent. */
-async function ingest(client: Client<typeof MemoryService>, conversation: LocomoConversation, user: string, sessionPrefix = "s"): Promise<number> {
+/** Imports a conversation as `variant` says (bench/locomo/import-variants.ts); returns seconds spent. */
+async function ingest(client: Client<typeof MemoryService>, conversation: LocomoConversation, scope: { tenant: string; user: string }, variant: ImportVariant, sessionPrefix = "s"): Promise<number> {
   const started = performance.now();
-  const sessions = [...new Set(conversation.turns.map((t) => t.session))];
-  for (const s of sessions) {
-    const items = conversation.turns
-      .filter((t) => t.session === s)
-      .map((t) => ({
-        scope: { user, session: `${sessionPrefix}${s}` },
-        content: t.content,
-        role: "user",
-        name: t.speaker,
-        observedAt: timestampFromMs(t.observedAt),
-        traceNumber: BigInt(t.trace),
-        tags: { dia_id: t.diaId },
-      }));
-    await client.rememberBatch({ items });
-  }
+  for (const items of importBatches(conversation, scope, variant, sessionPrefix)) await client.rememberBatch({ items });
   return (performance.now() - started) / 1000;
 }
 
@@ -114,36 +112,42 @@ function wordVectorsFor(row: RowSpec): Promise<WordVectors | undefined> {
   return wordVectors.get(words) as Promise<WordVectors>;
 }
 
-/** Runs one row against a fresh copy of the ingested data. */
-async function runRow(row: RowSpec, conversations: LocomoConversation[], snapshot: string, root: string, embedder: Embedder): Promise<RowResult> {
-  const tally = new RecallTally();
+/** Runs one row against a fresh copy of the ingested data, on every import variant. */
+async function runRow(row: RowSpec, conversations: LocomoConversation[], variants: readonly ImportVariant[], snapshot: string, root: string, embedder: Embedder): Promise<RowResult> {
+  const tallies = new Map(variants.map((v) => [v.name, new RecallTally()]));
   const latencies: number[] = [];
   const took: number[] = [];
-  const score = (c: LocomoConversation, i: number, ranked: string[]) => {
+  const score = (v: ImportVariant, c: LocomoConversation, i: number, ranked: string[]) => {
     const q = c.questions[i];
-    tally.add(["overall", `conversation ${c.id}`, `category ${q.category}`, `pair ${c.id} ${q.category}`], ranked, q.evidence);
+    tallies.get(v.name)?.add(["overall", `conversation ${c.id}`, `category ${q.category}`, `pair ${c.id} ${q.category}`], ranked, q.evidence);
   };
   if (row.via === "bm25") {
-    for (const c of conversations) (await bm25Rankings(c, K)).forEach((ranked, i) => score(c, i, ranked));
+    for (const c of conversations) (await bm25Rankings(c, K)).forEach((ranked, i) => score(variants[0], c, i, ranked));
   } else {
     const dir = join(root, `row-${Math.random().toString(36).slice(2)}`);
     await cp(snapshot, dir, { recursive: true });
     const server = await serve(dir, embedder, await wordVectorsFor(row));
+    await warmScopes(server, variants.flatMap((v) => conversations.map((c) => scopeOf(c, v))));
     const client = memoryClient(server.url);
     const tuning = { ...DEFAULT_TUNING, ...row.tuning, weights: { ...DEFAULT_TUNING.weights, ...row.tuning?.weights } };
     try {
-      for (const c of conversations) {
-        for (const [i, q] of c.questions.entries()) {
-          const request = { scope: scopeOf(c), query: q.question, k: K, weights: row.weights };
-          if (row.via === "api") {
-            const started = performance.now();
-            const res = await client.recall(request);
-            latencies.push(performance.now() - started);
-            took.push(Number(res.tookMillis));
-            score(c, i, res.hits.map((h) => h.tags.dia_id ?? ""));
-          } else {
-            const hits = await recall(server.app.deps, DEV_TENANT, recallInput(create(RecallRequestSchema, request)), tuning);
-            score(c, i, hits.map((h) => h.memory.tags.dia_id ?? ""));
+      for (const v of variants) {
+        for (const c of conversations) {
+          for (const [i, q] of c.questions.entries()) {
+            const request = { scope: scopeOf(c, v), query: q.question, k: K, weights: row.weights };
+            if (row.via === "api") {
+              const started = performance.now();
+              const res = await client.recall(request);
+              // Latency is the first variant's (the others reuse the cached query vectors).
+              if (v === variants[0]) {
+                latencies.push(performance.now() - started);
+                took.push(Number(res.tookMillis));
+              }
+              score(v, c, i, res.hits.map((h) => h.tags.dia_id ?? ""));
+            } else {
+              const hits = await recall(server.app.deps, tenantOf(v) || DEV_TENANT, recallInput(create(RecallRequestSchema, request)), tuning);
+              score(v, c, i, hits.map((h) => h.memory.tags.dia_id ?? ""));
+            }
           }
         }
       }
@@ -152,9 +156,10 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
       await server.close();
     }
   }
-  const groups = tally.all();
-  const pick = (prefix: string) =>
-    Object.fromEntries(Object.entries(groups).filter(([g]) => g.startsWith(prefix)).map(([g, s]) => [g.slice(prefix.length), s]));
+  const scored = variants.filter((v) => tallies.get(v.name)?.get("overall").questions);
+  const groups = (tallies.get(variants[0].name) as RecallTally).all();
+  const pick = (from: Record<string, RecallScores>, prefix: string) =>
+    Object.fromEntries(Object.entries(from).filter(([g]) => g.startsWith(prefix)).map(([g, s]) => [g.slice(prefix.length), s]));
   return {
     name: row.name,
     via: row.via,
@@ -162,13 +167,41 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
     weights: row.weights,
     tuning: row.tuning,
     candidate: row.via !== "bm25",
-    overall: tally.get("overall"),
-    byConversation: pick("conversation "),
-    byConversationCategory: pick("pair "),
-    byCategory: pick("category "),
+    overall: groups.overall,
+    byConversation: pick(groups, "conversation "),
+    byConversationCategory: pick(groups, "pair "),
+    byCategory: pick(groups, "category "),
     latency: latencies.length > 0 ? summarize(latencies) : undefined,
     tookMillis: took.length > 0 ? summarize(took) : undefined,
+    variants: Object.fromEntries(
+      scored.map((v) => {
+        const all = (tallies.get(v.name) as RecallTally).all();
+        return [v.name, { overall: all.overall, byConversation: pick(all, "conversation ") }];
+      }),
+    ),
   };
+}
+
+/**
+ * Brings every scope's rows into the hot-row cache before a row is scored. A server started over
+ * the snapshot answers a scope's first recalls from the engine (the cold path, which ranks a little
+ * differently) until a background load, which waits for reads in flight, caches it: a tight loop of
+ * in-process recalls could starve that load and score a whole variant cold. Reads only (no use
+ * counts); gives up on a scope after 30 s.
+ */
+async function warmScopes(server: RunningServer, scopes: readonly { tenant: string; user: string }[]): Promise<void> {
+  const deps = server.app.deps;
+  for (const s of scopes) {
+    const tenant = s.tenant || DEV_TENANT;
+    const condition = scopeCondition({ namespace: "", agent: "", session: "", user: s.user });
+    const collections = [(await deps.store.memories(tenant)).forUser(s.user), (await deps.store.episodes(tenant)).forUser(s.user)];
+    for (let i = 0; i < 300; i++) {
+      const cold = collections.filter((c) => !c.inMemory());
+      if (cold.length === 0) break;
+      for (const c of cold) await c.find(condition, { withoutVector: true, limit: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /**
@@ -178,7 +211,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], snapsho
 async function latencyOnCombinedScope(conversations: LocomoConversation[], root: string, embedder: Embedder) {
   const dir = join(root, "combined");
   const writer = await serve(dir, embedder);
-  for (const c of conversations) await ingest(memoryClient(writer.url), c, "locomo-all", `${c.id}-s`);
+  for (const c of conversations) await ingest(memoryClient(writer.url), c, { tenant: "", user: "locomo-all" }, IMPORT_VARIANTS[0], `${c.id}-s`);
   await writer.close();
   const server = await serve(dir, embedder);
   const client = memoryClient(server.url);
@@ -245,15 +278,20 @@ async function main(): Promise<void> {
   if (conversations.length === 0) throw new Error(`no *.json conversations in ${args.data}`);
   const wanted = args.rows?.split(";").map((s) => s.trim());
   const rows = ROWS.filter((r) => !wanted || wanted.includes(r.name));
+  const wantedVariants = args.variants?.split(";").map((s) => s.trim());
+  const variants = IMPORT_VARIANTS.filter((v, i) => i === 0 || !wantedVariants || wantedVariants.includes(v.name));
   const root = await mkdtemp(join(tmpdir(), "locomo-bench-"));
   const snapshot = join(root, "snapshot");
-  const embedder = createUseEmbedder();
-  await embedder.warmUp();
+  const use = createUseEmbedder();
+  await use.warmUp();
+  const embedder = cachingEmbedder(use);
   try {
     const server = await serve(snapshot, embedder);
     const client = memoryClient(server.url);
     let seconds = 0;
-    for (const c of conversations) seconds += await ingest(client, c, scopeOf(c).user);
+    for (const c of conversations) seconds += await ingest(client, c, scopeOf(c, variants[0]), variants[0]);
+    // The other variants reuse the first one's vectors where the text is the same (cached embedder).
+    for (const v of variants.slice(1)) for (const c of conversations) await ingest(client, c, scopeOf(c, v), v);
     await server.close();
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
     const ingestRate = { turns, seconds: Number(seconds.toFixed(2)), turnsPerSecond: Number((turns / seconds).toFixed(1)) };
@@ -261,13 +299,14 @@ async function main(): Promise<void> {
 
     const results: RowResult[] = [];
     for (const row of rows) {
-      results.push(await runRow(row, conversations, snapshot, root, embedder));
+      results.push(await runRow(row, conversations, row.acrossImports ? variants : variants.slice(0, 1), snapshot, root, embedder));
       const r = results[results.length - 1];
-      console.log(`${r.name}: R@1 ${f3(r.overall.r1)}  R@5 ${f3(r.overall.r5)}  R@10 ${f3(r.overall.r10)}`);
+      const perVariant = Object.entries(r.variants).map(([v, s]) => `${v} ${f3(s.overall.r5)}`).join(", ");
+      console.log(`${r.name}: R@1 ${f3(r.overall.r1)}  R@5 ${f3(r.overall.r5)}  R@10 ${f3(r.overall.r10)}  | R@5 by import: ${perVariant}`);
     }
     const foldResults = folds(results, conversations.map((c) => c.id), "agentmem default");
     printFolds(foldResults);
-    const combined = args["skip-latency"] ? undefined : await latencyOnCombinedScope(conversations, root, embedder);
+    const combined = args["skip-latency"] ? undefined : await latencyOnCombinedScope(conversations, root, use);
     printResults(results, conversations);
     const latency = new Table({ head: ["measure", "value"] });
     latency.push(["ingest (RememberBatch per session)", `${ingestRate.turnsPerSecond} turns/s`]);
@@ -286,6 +325,7 @@ async function main(): Promise<void> {
       k: K,
       conversations: conversations.map((c) => ({ id: c.id, turns: c.turns.length, questions: c.questions.length, unscorable: c.unscorable })),
       ingest: ingestRate,
+      importVariants: variants.map((v) => ({ name: v.name, why: v.why })),
       latencyCombinedScope: combined,
       rows: results,
       folds: foldResults,

@@ -93,7 +93,40 @@ export function locomoTables(result) {
       row([CATEGORY[c] ?? c, String(s.questions), f3(s.r1), f3(s.r5), f3(s.r10), ...result.folds.map((f) => f3(f.unseenByCategory[c]?.r5)), f3(bm25?.byCategory[c]?.r5)]),
     );
   }
+  lines.push(...importTables(result, ids, base));
   return lines.join("\n");
+}
+
+/**
+ * R@5 of the rows scored on every import variant (how the conversation was sent through
+ * RememberBatch), and the default's per conversation.
+ * @param {any} result
+ * @param {string[]} ids
+ * @param {any} base
+ * @returns {string[]}
+ */
+function importTables(result, ids, base) {
+  const variants = result.importVariants ?? [];
+  const rows = result.rows.filter((r) => Object.keys(r.variants ?? {}).length > 1);
+  if (variants.length < 2 || rows.length === 0) return [];
+  const lines = ["", "Import variants: how each conversation was sent through RememberBatch.", ""];
+  lines.push(...head(["variant", "what it sends"]));
+  for (const v of variants) lines.push(row([v.name, v.why]));
+  lines.push("", "R@5 over both conversations, per import variant (rows scored on every variant).", "");
+  lines.push(...head(["row", ...variants.map((v) => v.name), "worst"]));
+  for (const r of rows) {
+    const scores = variants.map((v) => r.variants[v.name]?.overall.r5);
+    lines.push(row([r.name === DEFAULT_ROW ? `**${r.name}**` : r.name, ...scores.map(f3), f3(Math.min(...scores.filter((x) => typeof x === "number")))]));
+  }
+  if (base?.variants) {
+    lines.push("", "The default per import variant and conversation.", "");
+    lines.push(...head(["variant", ...ids.flatMap((id) => [`${id} R@1`, `${id} R@5`, `${id} R@10`])]));
+    for (const v of variants) {
+      const s = base.variants[v.name];
+      if (s) lines.push(row([v.name, ...ids.flatMap((id) => [s.byConversation[id]?.r1, s.byConversation[id]?.r5, s.byConversation[id]?.r10].map(f3))]));
+    }
+  }
+  return lines;
 }
 
 /**

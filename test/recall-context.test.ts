@@ -41,7 +41,8 @@ describe("Recall context and names channels", () => {
   });
 
   it("turns the context channel off per request", async () => {
-    const res = await t.client(MemoryService).recall({ scope: { user: "mel" }, query, k: 2, weights: { context: 0 } });
+    // Without naming Melanie: her turns' vectors carry her name (spoken lines), so the reply would match by it.
+    const res = await t.client(MemoryService).recall({ scope: { user: "mel" }, query: "Which instruments does she play in the orchestra?", k: 2, weights: { context: 0 } });
     expect(res.hits.map((h) => h.memory)).not.toContain("Yeah, clarinet since I was young.");
     expect(res.hits.every((h) => h.components?.context === 0)).toBe(true);
   });

@@ -1,9 +1,10 @@
-import type { DataDirectory } from "../compose/data-directory.js";
+import type { DataDirectory, DataTable } from "../compose/data-directory.js";
 import { where } from "../core/condition.js";
 import type { EpisodeRecord, MemoryRecord } from "../core/records.js";
 import type { Collection } from "../ports/collection.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { Store } from "../ports/store.js";
+import { spokenLine } from "../core/names.js";
 
 /** The tables whose vectors are a cache of their text (anchors re-embed themselves on read). */
 const KINDS = ["memories", "episodes"] as const;
@@ -30,7 +31,36 @@ export interface ReembedReport {
   rows: number;
 }
 
-const textOf = (kind: Kind, row: Row): string => (kind === "memories" ? (row as MemoryRecord).text : (row as EpisodeRecord).content);
+/**
+ * The text a row's vector was computed from: a turn stored by Remember (an episode that points at
+ * its memory, and that memory) as its spoken line (`"<name>: <text>"`, see `spokenLine`); anything
+ * else (facts, Add's raw turns) as its text. `speakers`: memory id → speaker of its Remember turn.
+ */
+function textOf(kind: Kind, row: Row, speakers: ReadonlyMap<string, string>): string {
+  if (kind === "episodes") {
+    const e = row as EpisodeRecord;
+    return e.memoryId === "" ? e.content : spokenLine(e.name, e.content);
+  }
+  const m = row as MemoryRecord;
+  const speaker = speakers.get(m.id);
+  return speaker === undefined ? m.text : spokenLine(speaker, m.text);
+}
+
+/**
+ * Memory id → speaker, for the memories of `tenant` that are a turn stored by Remember (its
+ * episode points at it). Read from the episodes table itself, before any table of the run is rewritten.
+ */
+async function speakersOf(db: DataDirectory, tables: readonly DataTable[], tenant: string): Promise<Map<string, string>> {
+  const episodes = tables.find((t) => t.kind === "episodes" && t.tenant === tenant);
+  if (episodes === undefined) return new Map();
+  const store = db.store((await db.describe(episodes.name)).dimension);
+  try {
+    const rows = await (await store.episodes(tenant)).project(where.all(), ["memory_id", "name"]);
+    return new Map(rows.filter((r) => r.memory_id !== "" && r.memory_id !== null).map((r) => [String(r.memory_id), String(r.name ?? "")]));
+  } finally {
+    await store.close();
+  }
+}
 
 const kindOf = (kind: string): Kind | undefined => KINDS.find((k) => k === kind);
 
@@ -70,11 +100,12 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
       tables.push(t);
       names.push(t.name);
     }
-    const work: { name: string; kind: Kind; tenant: string; rows: number; dimension: number }[] = [];
+    const work: { name: string; kind: Kind; tenant: string; rows: number; dimension: number; speakers: Map<string, string> }[] = [];
     for (const t of tables) {
       const kind = kindOf(t.kind);
       if (!kind) continue;
-      work.push({ name: t.name, kind, tenant: t.tenant, ...(await db.describe(t.name)) });
+      const speakers = kind === "memories" ? await speakersOf(db, tables, t.tenant) : new Map<string, string>();
+      work.push({ name: t.name, kind, tenant: t.tenant, ...(await db.describe(t.name)), speakers });
     }
     const total = work.reduce((n, w) => n + w.rows, 0);
     let done = 0;
@@ -85,7 +116,7 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
       await source.close();
       for (let i = 0; i < rows.length; i += batchSize) {
         const slice = rows.slice(i, i + batchSize);
-        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r)));
+        const vectors = await embedder.embed(slice.map((r) => textOf(w.kind, r, w.speakers)));
         slice.forEach((r, j) => {
           r.vector = vectors[j];
           if (w.kind === "memories") (r as MemoryRecord).embedModel = embedder.model;

@@ -42,3 +42,21 @@ export function speakerNamesScore(names: readonly string[], memory: { name: stri
   const people = [memory.name, ...memory.entities];
   return names.filter((n) => people.some((p) => sameName(n, p))).length / names.length;
 }
+
+/**
+ * The speaker a transcript line names at its start ("Caroline: …" → "Caroline"), for turns stored
+ * without a `name`; empty when the text does not open that way.
+ */
+export function speakerPrefix(text: string): string {
+  const m = /^\s*(\p{Lu}[\p{L}'’-]*(?:\s\p{Lu}[\p{L}'’-]*)?):\s/u.exec(text);
+  return m && !NOT_NAMES.has(m[1].toLowerCase()) ? m[1] : "";
+}
+
+/**
+ * A turn as a transcript line, `"<name>: <text>"`, unless the text already opens with its speaker
+ * (or no name is known): what a turn's vector is computed from, so meaning includes who spoke.
+ */
+export function spokenLine(name: string, text: string): string {
+  if (name.trim() === "" || sameName(speakerPrefix(text), name)) return text;
+  return `${name}: ${text}`;
+}

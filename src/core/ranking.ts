@@ -18,10 +18,11 @@ export interface FusionWeights {
 }
 
 /**
- * Defaults: the spec's Lucenia blend (0.35 lexical + 0.65 vector, salience 0.25), plus the names
- * (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation (docs/recall.md).
+ * Defaults: an even lexical/vector split (the spec's Lucenia blend is 0.35 / 0.65; the even split
+ * won both LoCoMo conversations and every import variant, docs/recall.md), salience 0.25, plus the
+ * names (0.15), context (0.8) and time (0.1) channels, each chosen by the LoCoMo ablation.
  */
-export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.35, vector: 0.65, words: 0, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
+export const DEFAULT_WEIGHTS: FusionWeights = { lexical: 0.5, vector: 0.5, words: 0, names: 0.15, salience: 0.25, context: 0.8, time: 0.1 };
 
 /** What a turn that only asks keeps of its match: the answer is in the reply, not the question. */
 export const QUESTION_FACTOR = 0.8;
@@ -52,6 +53,8 @@ export interface FuseOptions {
   questionFactor?: number;
   /** How raw channel scores become 0..1 (default `DEFAULT_SCALING`). */
   scaling?: ChannelScaling;
+  /** Share of the next turn's match that a turn inherits (default 0: only replies inherit, from what they answer). */
+  nextContext?: number;
 }
 
 /** A ranked candidate with every component of its score. */
@@ -108,10 +111,14 @@ export function fuse(candidates: readonly Candidate[], weights: FusionWeights, n
   );
   const matchById = new Map(candidates.map((c, i) => [c.memory.id, match[i]]));
   const channelSum = textWeight + weights.names + weights.time || 1;
+  const nextContext = options.nextContext ?? 0;
+  const nextMatch = new Map<string, number>();
+  if (nextContext > 0) for (const [i, c] of candidates.entries()) if (c.previous !== undefined) nextMatch.set(c.previous, Math.max(nextMatch.get(c.previous) ?? 0, match[i]));
   return candidates
     .map((c, i) => {
       const context = c.previous === undefined ? 0 : (matchById.get(c.previous) ?? 0);
-      const carried = Math.max(match[i], weights.context * context) * (asksOnly(c.memory.text) ? questionFactor : 1);
+      const next = nextMatch.get(c.memory.id) ?? 0;
+      const carried = Math.max(match[i], weights.context * context, nextContext * next) * (asksOnly(c.memory.text) ? questionFactor : 1);
       const time = c.time ?? 0;
       const base = (textWeight * carried + weights.names * c.names + weights.time * time) / channelSum;
       const decay = recencyDecay(c.memory.lastAccessedAt, nowMs);

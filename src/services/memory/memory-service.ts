@@ -13,6 +13,7 @@ import { recall } from "./recall.js";
 import { rollup } from "./rollup.js";
 import { usageReport } from "./usage-report.js";
 import { rememberAll } from "./remember.js";
+import { placeInBatch } from "./batch-order.js";
 import { recallInput, rememberInput } from "./requests.js";
 
 /** The MemoryService handlers (proto ↔ domain). */
@@ -38,7 +39,7 @@ export function createMemoryService(deps: ServiceDeps): ServiceImpl<typeof Memor
         if (item.infer) throw invalidArgument(`items[${i}].infer`, "INFER_NOT_IN_BATCH", "infer is not supported in RememberBatch");
         return rememberInput(item, now, `items[${i}].`);
       });
-      return { memoryIds: await rememberAll(deps, [...tenants][0], inputs) };
+      return { memoryIds: await rememberAll(deps, [...tenants][0], placeInBatch(inputs)) };
     },
 
     async recall(req, ctx) {

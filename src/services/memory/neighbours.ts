@@ -71,17 +71,39 @@ export async function neighbours(deps: ServiceDeps, tenant: string, rows: readon
         where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
         { withoutVector: true },
       );
-  const memoryAt = new Map<string, string>();
-  for (const e of [...around, ...own] as EpisodeRecord[]) memoryAt.set(slot(e, e.traceNumber), e.memoryId);
-
+  const atSlot = new Map<string, EpisodeRecord[]>();
+  // Position 0 is "not given" (a single Remember without trace_number), never a neighbour.
+  for (const e of [...around, ...own].filter((x) => x.traceNumber >= 1) as EpisodeRecord[]) {
+    const list = atSlot.get(slot(e, e.traceNumber)) ?? [];
+    if (!list.some((x) => x.id === e.id)) list.push(e);
+    atSlot.set(slot(e, e.traceNumber), list);
+  }
   for (const e of own) {
-    const before = memoryAt.get(slot(e, e.traceNumber - 1));
-    const after = memoryAt.get(slot(e, e.traceNumber + 1));
-    if (before !== undefined && before !== e.memoryId) previous.set(e.memoryId, before);
-    if (after !== undefined && after !== e.memoryId && !previous.has(after)) previous.set(after, e.memoryId);
+    const before = closest(atSlot.get(slot(e, e.traceNumber - 1)), e);
+    const after = closest(atSlot.get(slot(e, e.traceNumber + 1)), e);
+    if (before !== undefined) previous.set(e.memoryId, before);
+    if (after !== undefined && !previous.has(after)) previous.set(after, e.memoryId);
   }
   const adjacent = [...new Set(around.map((e) => e.memoryId))].filter((id) => !rowIds.has(id));
   return { previous, adjacent };
+}
+
+/**
+ * Of the turns at a neighbouring position, the one of `e`'s own stretch of conversation: positions
+ * repeat in a scope when several sessions or batches were numbered from 1 in it, so the turn
+ * nearest in observed time (then in storage time) is the neighbour. Its memory id, unless it is `e`'s.
+ */
+function closest(turns: readonly EpisodeRecord[] | undefined, e: EpisodeRecord): string | undefined {
+  let best: EpisodeRecord | undefined;
+  const distance = (x: EpisodeRecord) => [Math.abs(x.observedAt - e.observedAt), Math.abs(x.createdAt - e.createdAt)];
+  for (const t of turns ?? []) {
+    if (best === undefined) best = t;
+    else {
+      const [a, b] = [distance(t), distance(best)];
+      if (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])) best = t;
+    }
+  }
+  return best === undefined || best.memoryId === e.memoryId ? undefined : best.memoryId;
 }
 
 /** The rows' source episodes: from the transcript when given, else by id. */

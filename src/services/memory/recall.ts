@@ -5,7 +5,7 @@ import { type ChannelScaling, DEFAULT_SCALING } from "../../core/channel-scaling
 import { type Candidate, cosine, DEFAULT_WEIGHTS, type FusionWeights, fuse, QUESTION_FACTOR, type RankedHit } from "../../core/ranking.js";
 import { clampedCosine } from "../../core/drift/vector-math.js";
 import { meanWordVector } from "../../core/word-channel.js";
-import { extractNames, namesScore, speakerNamesScore } from "../../core/names.js";
+import { extractNames, namesScore, speakerNamesScore, speakerPrefix } from "../../core/names.js";
 import { contentQuery } from "../../core/query-terms.js";
 import { queryDates, timeScore } from "../../core/time-cue.js";
 import { scopeCondition } from "../../core/scope.js";
@@ -94,6 +94,8 @@ export interface RecallTuning {
   namesFromText: boolean;
   /** How raw channel scores become 0..1 before fusion. */
   scaling: ChannelScaling;
+  /** Share of the next turn's match a turn inherits (default 0; the context channel must be on). */
+  nextContext: number;
 }
 
 /** The tuning `agentmem serve` uses; each choice is backed by a row of `npm run bench:locomo`. */
@@ -103,6 +105,7 @@ export const DEFAULT_TUNING: RecallTuning = {
   questionFactor: QUESTION_FACTOR,
   namesFromText: false,
   scaling: DEFAULT_SCALING,
+  nextContext: 0,
 };
 
 /** Cosine similarity of a row read with its vector to the query vector (0 when the row has none). */
@@ -166,7 +169,10 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
   const dates = weights.time > 0 ? queryDates(input.query, now) : [];
-  const namesOf = (m: MemoryRecord) => (tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, m));
+  // A turn stored without `name` may still say who speaks ("Caroline: …"), as an outside import might.
+  const speaker = (m: MemoryRecord) => m.name || speakerPrefix(m.text);
+  const namesOf = (m: MemoryRecord) =>
+    tuning.namesFromText ? namesScore(names, `${m.name} ${m.text}`, m.entities) : speakerNamesScore(names, { name: speaker(m), entities: m.entities });
   const candidates = new Map<string, Candidate>();
   const add = (row: MemoryRecord, similarity: number, bm25: number) => {
     const c = candidates.get(row.id);
@@ -195,7 +201,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
   const used = await deps.access.current(tenant, pool.map((c) => c.memory));
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
-  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, input.k);
+  const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling, nextContext: tuning.nextContext }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   // One read per chain step for all hits, among the end-user's rows when the scope names one.
   const chains = input.includeHistory ? await replacedChains(reads, ranked.map((h) => h.memory.id)) : undefined;

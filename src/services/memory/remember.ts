@@ -1,6 +1,7 @@
 import type { EpisodeRecord, FactTypeName, MemoryRecord, ScopeKey } from "../../core/records.js";
 import { derivedId, memoryIdentity } from "../../core/ids.js";
 import { where } from "../../core/condition.js";
+import { spokenLine } from "../../core/names.js";
 import type { ServiceDeps } from "../deps.js";
 import { readsOf } from "../user-reads.js";
 
@@ -36,7 +37,7 @@ export function episodeId(tenant: string, item: Pick<RememberInput, "key" | "rol
  */
 export async function rememberAll(deps: ServiceDeps, tenant: string, items: readonly RememberInput[]): Promise<string[]> {
   if (items.length === 0) return [];
-  const vectors = await deps.embedder.embed(items.map((i) => i.content));
+  const vectors = await deps.embedder.embed(items.map((i) => spokenLine(i.name, i.content)));
   const now = deps.clock.now().getTime();
   const identities = items.map((i) => memoryIdentity(tenant, i.key, i.content));
   const ids = identities.map((i) => i.id);

@@ -75,7 +75,9 @@ export type RememberRequest = Message$1<"agentmem.v1.RememberRequest"> & {
   parentId: string;
 
   /**
-   * Position of the turn in its conversation.
+   * Position of the turn in its conversation. In a RememberBatch whose items for one scope all
+   * leave it 0 and share an observed_at (time cannot order them), each stores its 1-based position
+   * among them: a batch is turns in order.
    *
    * @generated from field: int64 trace_number = 9;
    */
