@@ -54,6 +54,8 @@ const { values: args } = parseArgs({
     "skip-latency": { type: "boolean", default: false },
     /** Import variants to score every row on (names split on ";"); default all (bench/locomo/import-variants.ts). */
     variants: { type: "string" },
+    /** Score the engine path: the row cache off (`AGENTMEM_HOT_ROWS_MB=0`), as for end-users not held. */
+    cold: { type: "boolean", default: false },
   },
 });
 
@@ -91,7 +93,8 @@ function memoryClient(url: string): Client<typeof MemoryService> {
 }
 
 async function serve(data: string, embedder: Embedder, wordVectors?: WordVectors): Promise<RunningServer> {
-  const config = loadConfig({ data, port: 0, embedder: "use", host: "127.0.0.1" }, { AGENTMEM_LOG_LEVEL: "warn" });
+  const env = { AGENTMEM_LOG_LEVEL: "warn", ...(args.cold ? { AGENTMEM_HOT_ROWS_MB: "0" } : {}) };
+  const config = loadConfig({ data, port: 0, embedder: "use", host: "127.0.0.1" }, env);
   return startServer(config, { embedder, wordVectors });
 }
 
@@ -127,7 +130,7 @@ async function runRow(row: RowSpec, conversations: LocomoConversation[], variant
     const dir = join(root, `row-${Math.random().toString(36).slice(2)}`);
     await cp(snapshot, dir, { recursive: true });
     const server = await serve(dir, embedder, await wordVectorsFor(row));
-    await warmScopes(server, variants.flatMap((v) => conversations.map((c) => scopeOf(c, v))));
+    if (!args.cold) await warmScopes(server, variants.flatMap((v) => conversations.map((c) => scopeOf(c, v))));
     const client = memoryClient(server.url);
     const tuning = { ...DEFAULT_TUNING, ...row.tuning, weights: { ...DEFAULT_TUNING.weights, ...row.tuning?.weights } };
     try {
@@ -317,7 +320,7 @@ async function main(): Promise<void> {
       latency.push([`Recall took_millis p50 (${combined.turns}-turn scope, server)`, `${combined.tookMillis.p50} ms`]);
     }
     console.log(`\nSpeed (use embedder, this machine)\n${latency.toString()}`);
-    const file = writeResults("recall-quality", {
+    const file = writeResults(args.cold ? "recall-quality-cold" : "recall-quality", {
       at: new Date().toISOString(),
       command: `npm run bench:locomo -- ${process.argv.slice(2).join(" ")}`.trim(),
       machine: { cpus: cpus().length, loadavgAtStart, loadavgAtEnd: loadavg(), node: process.version, shared: true },
