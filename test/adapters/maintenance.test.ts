@@ -24,6 +24,21 @@ afterAll(async () => {
 
 const silent = pino({ level: "silent" });
 
+/** 600 memories of three users, 16-d vectors, written in one commit (enough for a vector index at 500 rows). */
+async function storedMemories(store: LanceStore) {
+  const memories = await store.memories("t");
+  const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
+  await memories.upsert(
+    rows.map((e) => ({
+      id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
+      entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
+      sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
+      accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
+    })),
+  );
+  return memories;
+}
+
 describe("Maintainer", () => {
   it("compacts small fragments and folds new rows into the indexes once past the thresholds", async () => {
     const store = await freshStore(8);
@@ -96,16 +111,7 @@ describe("Maintainer", () => {
 
   it("builds a cosine vector index once a table is large enough, and pinned reads stay exact", async () => {
     const store = await freshStore(16);
-    const memories = await store.memories("t");
-    const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
-    await memories.upsert(
-      rows.map((e) => ({
-        id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
-        entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
-        sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
-        accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
-      })),
-    );
+    const memories = await storedMemories(store);
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500 });
     await maintainer.runOnce();
     await maintainer.indexed();
@@ -124,16 +130,7 @@ describe("Maintainer", () => {
 
   it("builds a vector index beside the passes: a pass compacts another table while the build waits", async () => {
     const store = await freshStore(16);
-    const memories = await store.memories("t");
-    const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
-    await memories.upsert(
-      rows.map((e) => ({
-        id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
-        entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
-        sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
-        accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
-      })),
-    );
+    const memories = await storedMemories(store);
     const episodes = await store.episodes("t");
     for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 16)]);
     let release!: () => void;
