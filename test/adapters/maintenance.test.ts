@@ -47,7 +47,7 @@ describe("Maintainer", () => {
     const table = episodes.engine.lanceTable;
     expect((await table.stats()).fragmentStats.numFragments).toBe(12);
     const runs: string[] = [];
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000 });
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000, unindexedShare: 0 });
     maintainer.onRun((task, outcome) => runs.push(`${task}:${outcome}`));
     expect(await maintainer.runOnce()).toBe(0);
     const eager = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 8 });
@@ -59,6 +59,16 @@ describe("Maintainer", () => {
     expect(fts?.numUnindexedRows).toBe(0);
     expect(eager.counters.fragmentsRemoved).toBe(12);
     expect((await episodes.match("dog", where.eq("user", "u"), 20)).length).toBe(12);
+  });
+
+  it("folds a small table's new rows into the full-text index once they are a share of it", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.episodes("t");
+    await episodes.upsert(Array.from({ length: 10 }, (_, i) => episode(`s${i}`, "u", `small table ${i}`, i, 8)));
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000 });
+    expect(await maintainer.runOnce()).toBe(1);
+    const fts = (await episodes.engine.lanceTable.listIndices()).find((i) => i.indexType === "FTS");
+    expect(fts?.numUnindexedRows).toBe(0);
   });
 
   it("waits for a lull before compacting, and stop() ends a pass still waiting for one", async () => {
@@ -136,7 +146,7 @@ describe("Maintainer", () => {
     let release!: () => void;
     const lull = new Promise<void>((r) => (release = r));
     // Only the build waits for a lull: the episodes are far behind (8 ≥ 4 × 2 small fragments).
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, whenQuiet: () => lull });
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, unindexedShare: 0, whenQuiet: () => lull });
     await maintainer.runOnce();
     expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
     expect(maintainer.counters.vectorIndexes).toBe(0);
