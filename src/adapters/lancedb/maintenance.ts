@@ -36,7 +36,8 @@ export interface MaintenanceOptions {
    * full-text search scores rows its index does not cover by another route, and they rank below
    * indexed ones: on a 400-turn conversation imported in 19 batches, engine-path recall (an
    * end-user not held) scored R@5 0.17 before the index covered the rows and 0.47 after (the row
-   * cache: 0.48; hash embedder, 2026-12-04). Small tables are folded soon, large ones at `unindexedRows`; 0 turns this off.
+   * cache: 0.48; hash embedder, 2026-12-04). Small tables are folded soon, large ones at `unindexedRows`; 0 turns this off (the app does
+   * with `AGENTMEM_SHARED_WRITERS=1`: see app.ts).
    */
   unindexedShare?: number;
   /**
