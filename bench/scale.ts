@@ -18,9 +18,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
 import { memoryClient } from "./support/client.js";
+import { ingestUsers } from "./support/ingest.js";
 import { openRawLance, type RawLance } from "./support/raw-lance.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { pool, printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
+import { printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,6 @@ const { values: args } = parseArgs({
   },
 });
 
-type Client = ReturnType<typeof memoryClient>;
 
 interface Phase {
   phase: string;
@@ -40,21 +40,6 @@ interface Phase {
   raw: Summary;
   /** Hot-row cache counters that moved during the phase. */
   cache: Record<string, number>;
-}
-
-async function ingest(client: Client, users: number, perUser: number): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
-  const vocabulary = createVocabulary(5000);
-  const start = performance.now();
-  await pool(users, 2, async (u) => {
-    const random = createRandom(1000 + u);
-    for (let offset = 0; offset < perUser; offset += 1000) {
-      const n = Math.min(1000, perUser - offset);
-      const items = Array.from({ length: n }, (_, i) => ({ scope: { user: userId(u) }, content: sentence(vocabulary, random), role: "user", traceNumber: BigInt(offset + i) }));
-      await client.rememberBatch({ items });
-    }
-  });
-  const seconds = since(start) / 1000;
-  return { rows: users * perUser, seconds, rowsPerSecond: (users * perUser) / seconds };
 }
 
 async function buildRaw(dir: string, users: number, perUser: number): Promise<RawLance> {
@@ -121,7 +106,7 @@ async function run(size: number, perUser: number, queries: number, k: number) {
   process.stdout.write(`\n== ${size} memories: ${users} users × ${perUser} (data in ${root})\n`);
   let server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: "5" } });
   try {
-    const loaded = await ingest(memoryClient(server.url), users, perUser);
+    const loaded = await ingestUsers(memoryClient(server.url), users, perUser);
     const rssAfterIngest = server.rssMiB();
     process.stdout.write(`ingested ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s (${Math.round(loaded.rowsPerSecond)} rows/s), RSS ${rssAfterIngest} MiB\n`);
     const raw = await buildRaw(join(root, "raw"), users, perUser);

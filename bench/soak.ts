@@ -18,8 +18,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
 import { memoryClient } from "./support/client.js";
+import { ingestUsers } from "./support/ingest.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { pool, printTable, quantile, since, writeResults } from "./support/stats.js";
+import { printTable, quantile, since, writeResults } from "./support/stats.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -93,16 +94,7 @@ const server = await startServerProcess({ data: join(root, "server"), env: { AGE
 try {
   const client = memoryClient(server.url);
   const vocabulary = createVocabulary(5000);
-  const ingestStart = performance.now();
-  await pool(users, 2, async (u) => {
-    const random = createRandom(1000 + u);
-    for (let offset = 0; offset < perUser; offset += 1000) {
-      const n = Math.min(1000, perUser - offset);
-      const items = Array.from({ length: n }, (_, i) => ({ scope: { user: userId(u) }, content: sentence(vocabulary, random), role: "user", traceNumber: BigInt(offset + i) }));
-      await client.rememberBatch({ items });
-    }
-  });
-  const ingestSeconds = since(ingestStart) / 1000;
+  const { seconds: ingestSeconds } = await ingestUsers(client, users, perUser);
   process.stdout.write(`ingested ${users * perUser} rows in ${ingestSeconds.toFixed(1)} s (${Math.round((users * perUser) / ingestSeconds)} rows/s)\n`);
 
   const start = performance.now();
