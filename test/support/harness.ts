@@ -49,9 +49,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   // The server's own chain (error, audit, auth), so a test call is checked as a network call is.
   const interceptors = createApiInterceptors(config, app, logger);
+  // Past the HTTP body cap: fuzzed requests of several MiB (test/security/hostile-requests.test.ts)
+  // must reach the services' own validation, which answers with an ErrorInfo reason. The cap itself
+  // refuses before any interceptor runs, with no reason; it is tested over real HTTP in
+  // test/security/http-limits.test.ts.
+  const uncapped = { ...config, maxBodyBytes: 0xffffffff };
   const transport = (key?: string) =>
     createInProcessTransport(
-      config,
+      uncapped,
       app,
       interceptors,
       key
