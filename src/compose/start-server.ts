@@ -3,6 +3,7 @@ import { type App, type AppOverrides, createApp } from "../app.js";
 import type { Config } from "../config.js";
 import { createMcpHttpHandler } from "../mcp/http-endpoint.js";
 import { createAuthenticator } from "../server/auth.js";
+import { refuseOversizedBodies } from "../server/body-cap.js";
 import { createBusyInterceptor } from "../server/busy-interceptor.js";
 import { createHttpRoutes } from "../server/http-routes.js";
 import { createListener } from "../server/listener.js";
@@ -54,7 +55,7 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
     devMode: config.apiKeys.length === 0,
     logger,
   });
-  const routes = createHttpRoutes({ api, metrics, mcp, metricsKey: config.metrics.key });
+  const routes = createHttpRoutes({ api: refuseOversizedBodies(api, config.maxBodyBytes), metrics, mcp, metricsKey: config.metrics.key });
   // Without keys every caller is admin: only loopback names may reach it (no DNS rebinding).
   const handler = config.apiKeys.length === 0 ? loopbackOnly(routes) : routes;
   const listener = createListener({ handler, logger, limits: config.connections });

@@ -2,6 +2,7 @@ import * as http from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fromBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { pino } from "pino";
@@ -12,8 +13,9 @@ import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
-// The HTTP body cap (AGENTMEM_MAX_BODY_BYTES → connect-node readMaxBytes) over real HTTP: a body
-// over the cap is refused before it is read in full or parsed, whatever the protocol or framing.
+// The HTTP body cap (AGENTMEM_MAX_BODY_BYTES) over real HTTP: a body over the cap is refused before
+// it is read in full or parsed, whatever the protocol or framing, as oversized input: INVALID_ARGUMENT
+// with an ErrorInfo naming the reason, the field and the limit (server/body-cap.ts).
 const CAP = 64 * 1024;
 const PATH = "/agentmem.v1.MemoryService/Remember";
 
@@ -37,7 +39,7 @@ afterAll(async () => {
 
 interface Reply {
   status: number;
-  body: { code?: string; message?: string; details?: { type: string }[] };
+  body: { code?: string; message?: string; details?: { type: string; value: string }[] };
 }
 
 /** POSTs Connect JSON; `declaredLength` sends that Content-Length, `chunked` none (chunked framing). */
@@ -68,24 +70,31 @@ function post(body: string, options: { declaredLength?: number; chunked?: boolea
 const remember = (content: string, user = "limits") => JSON.stringify({ scope: { user }, content });
 
 describe("HTTP body cap", () => {
-  it("refuses a body over the cap with resource_exhausted (Content-Length or chunked)", async () => {
+  it("refuses a body over the cap with invalid_argument and an ErrorInfo (Content-Length or chunked)", async () => {
     const big = remember("x".repeat(CAP * 3));
     for (const reply of [await post(big), await post(big, { chunked: true })]) {
-      expect(reply.body.code).toBe("resource_exhausted");
-      expect(reply.status).toBeGreaterThanOrEqual(400);
-      expect(reply.status).toBeLessThan(500);
+      expect(reply.body.code).toBe("invalid_argument");
+      expect(reply.status).toBe(400);
+      const info = reply.body.details?.find((d) => d.type === "google.rpc.ErrorInfo");
+      expect(info).toBeDefined();
+      const decoded = fromBinary(ErrorInfoSchema, Buffer.from(info?.value ?? "", "base64"));
+      expect(decoded.reason).toBe("LIMIT_EXCEEDED");
+      expect(decoded.metadata).toMatchObject({ field: "body", limit: String(CAP) });
     }
   });
 
   it("answers a declared oversize body before reading it", async () => {
     const reply = await post(remember("y".repeat(1000)), { declaredLength: 100 * 2 ** 20, sendBytes: 1000 });
-    expect(reply.body.code).toBe("resource_exhausted");
+    expect(reply.body.code).toBe("invalid_argument");
+    expect(reply.body.message).toContain(String(100 * 2 ** 20));
   });
 
   it("applies to gRPC over HTTP/2 too, and a body under the cap is still validated with a reason", async () => {
     const client = grpc();
     const error = await client.remember({ scope: { user: "limits" }, content: "z".repeat(CAP * 2) }).catch((e: unknown) => ConnectError.from(e));
-    expect((error as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((error as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((error as ConnectError).findDetails(ErrorInfoSchema)[0]?.reason).toBe("LIMIT_EXCEEDED");
+    expect((error as ConnectError).findDetails(ErrorInfoSchema)[0]?.metadata.field).toBe("body");
     const underCap = await client.remember({ scope: { user: "limits" }, content: "w".repeat(40_000) }).catch((e: unknown) => ConnectError.from(e));
     // Over a field limit, not the body cap: bad input, not capacity.
     expect((underCap as ConnectError).code).toBe(Code.InvalidArgument);
