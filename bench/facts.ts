@@ -89,6 +89,7 @@ async function seedFacts(app: App, user: string, n: number): Promise<void> {
         embedModel: embedder.model,
         role: "user",
         name: "",
+        traceNumber: 0,
       };
     });
     await memories.upsert(rows);

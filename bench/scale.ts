@@ -5,6 +5,7 @@
  *   npm run bench:scale                                   # 100k and 300k memories (1,000 per user)
  *   npm run bench:scale -- --sizes 1000000 --queries 300  # 1M over 1,000 users (long; needs a quiet machine)
  *   npm run bench:scale -- --sizes 100000 --per-user 100  # 100k over 1,000 users
+ *   npm run bench:scale -- --sizes 100000 --hot-rows-mb 0 --restart-only  # the engine path alone (no row cache)
  *
  * Per size: ingest through RememberBatch → raw baseline table built (compacted and indexed, the
  * engine at its best) → maintenance settled → recall for uniformly random end-users (sequential;
@@ -30,6 +31,10 @@ const { values: args } = parseArgs({
     queries: { type: "string", default: "1000" },
     k: { type: "string", default: "10" },
     keep: { type: "boolean", default: false },
+    /** AGENTMEM_HOT_ROWS_MB for the server (0: no row cache, every recall takes the engine path). */
+    "hot-rows-mb": { type: "string" },
+    /** Only the phase after a restart (nobody held). */
+    "restart-only": { type: "boolean", default: false },
   },
 });
 
@@ -40,6 +45,8 @@ interface Phase {
   raw: Summary;
   /** Hot-row cache counters that moved during the phase. */
   cache: Record<string, number>;
+  /** Reads of the end-user's rows per recall (cache hits + engine reads); raw LanceDB makes 2. */
+  readsPerRecall: number;
 }
 
 async function buildRaw(dir: string, users: number, perUser: number): Promise<RawLance> {
@@ -94,8 +101,10 @@ async function measure(phase: string, server: ServerProcess, raw: RawLance, user
   }
   const after = await cacheCounters(server);
   const cache = Object.fromEntries(["hits", "cold_reads", "warms", "warms_skipped", "loads", "evictions"].map((c) => [c, (after[c] ?? 0) - (before[c] ?? 0)]));
-  const result = { phase, api: summarize(api), raw: summarize(direct), cache };
-  process.stdout.write(`${phase}: api p50 ${result.api.p50} p99 ${result.api.p99} | raw p50 ${result.raw.p50} p99 ${result.raw.p99} | ${JSON.stringify(cache)}\n`);
+  // Every read a recall makes of its end-user's rows is either a cache hit or a cold read (the engine's).
+  const readsPerRecall = (cache.hits + cache.cold_reads) / queries;
+  const result = { phase, api: summarize(api), raw: summarize(direct), cache, readsPerRecall };
+  process.stdout.write(`${phase}: api p50 ${result.api.p50} p99 ${result.api.p99} | raw p50 ${result.raw.p50} p99 ${result.raw.p99} | reads/recall ${readsPerRecall.toFixed(2)} | ${JSON.stringify(cache)}\n`);
   return result;
 }
 
@@ -104,17 +113,18 @@ async function run(size: number, perUser: number, queries: number, k: number) {
   const root = await mkdtemp(join(tmpdir(), "agentmem-bench-scale-"));
   const data = join(root, "server");
   process.stdout.write(`\n== ${size} memories: ${users} users × ${perUser} (data in ${root})\n`);
-  let server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: "5" } });
+  const env = { AGENTMEM_MAINTENANCE_SECONDS: "5", ...(args["hot-rows-mb"] === undefined ? {} : { AGENTMEM_HOT_ROWS_MB: args["hot-rows-mb"] }) };
+  let server = await startServerProcess({ data, env });
   try {
     const loaded = await ingestUsers(memoryClient(server.url), users, perUser);
     const rssAfterIngest = server.rssMiB();
     process.stdout.write(`ingested ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s (${Math.round(loaded.rowsPerSecond)} rows/s), RSS ${rssAfterIngest} MiB\n`);
     const raw = await buildRaw(join(root, "raw"), users, perUser);
     const settleSeconds = await settle(server, 600_000);
-    const phases: Phase[] = [await measure("after ingest", server, raw, users, queries, k, 99)];
+    const phases: Phase[] = args["restart-only"] ? [] : [await measure("after ingest", server, raw, users, queries, k, 99)];
     const rss = server.rssMiB();
     await server.stop();
-    server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: "5" } });
+    server = await startServerProcess({ data, env });
     phases.push(await measure("after restart", server, raw, users, queries, k, 199));
     const rssRestarted = server.rssMiB();
     raw.close();
@@ -142,6 +152,7 @@ printTable(
       "api/raw p50": p.api.p50 / p.raw.p50,
       "api p99/p50": p.api.p99 / p.api.p50,
       "cold reads": p.cache.cold_reads,
+      "reads/recall": p.readsPerRecall,
       "cache hits": p.cache.hits,
       "RSS MiB": p.phase === "after ingest" ? r.rssMiB : r.rssRestartedMiB,
     })),

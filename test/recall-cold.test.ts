@@ -80,6 +80,10 @@ describe("Recall for an end-user whose rows are not held", () => {
       // Its reads went to the engine (vector and word search at least) and none was served from memory.
       expect(await counter(server, "cold_reads")).toBeGreaterThanOrEqual(2);
       expect(await counter(server, "hits")).toBe(0);
+      // A plain recall costs what raw LanceDB's hybrid query costs plus one lookup: the two searches
+      // and one read of the memory rows next to the candidates (context channel); no transcript scan,
+      // no episode reads. Supersede chains (include_history) add one read per step.
+      if (!req.includeHistory) expect(await counter(server, "cold_reads")).toBe(3);
       // The user's rows are loaded after the answer, in the background.
       await server.app.store.warmed();
       expect(await counter(server, "warms")).toBeGreaterThanOrEqual(1);

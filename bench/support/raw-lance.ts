@@ -39,6 +39,7 @@ export function benchRecord(user: string, index: number, text: string, vector: F
     embedModel: "hashing-v1",
     role: "user",
     name: "",
+    traceNumber: 0,
   };
 }
 

@@ -12,7 +12,7 @@ function memory(id: string, text: string, extra: Partial<MemoryRecord> = {}): Me
     id, namespace: "", agent: "", session: "", user: "u", text, factType: "semantic", category: "", importance: 5,
     entities: [], tags: {}, pinned: false, contentHash: "", vector: new Float32Array(0), sourceIds: [], parentId: "",
     createdAt: NOW, validFrom: NOW, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: NOW,
-    accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "", role: "user", name: "", ...extra,
+    accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "", role: "user", name: "", traceNumber: 0, ...extra,
   };
 }
 

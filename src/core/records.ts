@@ -36,6 +36,12 @@ export interface MemoryRecord extends ScopeKey {
   embedModel: string;
   role: string;
   name: string;
+  /**
+   * For a raw transcript turn (a row Remember stored, whose episode points back at it): the turn's
+   * position, its episode's `trace_number` (0 = not given). 0 for every other row. `null` when not
+   * known: rows stored before the column existed (their neighbours are found through the episodes).
+   */
+  traceNumber: number | null;
 }
 
 /** One raw transcript turn. */

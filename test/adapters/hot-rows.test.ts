@@ -34,7 +34,7 @@ function memory(id: string, user: string, text: string, seed: number, extra: Par
     id, namespace: "", agent: "", session: "", user, text, factType: "semantic", category: "", importance: 5, entities: [],
     tags: {}, pinned: false, contentHash: "", vector, sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null,
     supersededBy: "", eventDate: null, lastAccessedAt: 1, accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t",
-    role: "user", name: "", ...extra,
+    role: "user", name: "", traceNumber: 0, ...extra,
   };
 }
 

@@ -26,7 +26,7 @@ function memory(i: number): MemoryRecord {
     id: `m${i}`, namespace: "", agent: "", session: "", user: `u${i % 20}`, text: `harbour log entry ${i} about the tide and the pilots`,
     factType: "semantic", category: "", importance: 5, entities: [], tags: {}, pinned: false, contentHash: `h${i}`, vector,
     sourceIds: [], parentId: "", createdAt: 1_000 + i, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
-    accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
+    accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "", traceNumber: 0,
   };
 }
 

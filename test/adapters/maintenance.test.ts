@@ -33,7 +33,7 @@ async function storedMemories(store: LanceStore) {
       id: e.id, namespace: "", agent: "", session: "", user: e.user, text: e.content, factType: "semantic" as const, category: "", importance: 5,
       entities: [], tags: {}, pinned: false, contentHash: "", vector: Float32Array.from(e.vector, (x, j) => x + (j === 15 ? 0.01 * (Number(e.id.slice(1)) % 7) : 0)),
       sourceIds: [], parentId: "", createdAt: 1, validFrom: 1, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: 1,
-      accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "",
+      accessCount: 0, channel: "", emotions: [], intent: "", embedModel: "t", role: "", name: "", traceNumber: 0,
     })),
   );
   return memories;

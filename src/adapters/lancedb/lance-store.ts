@@ -33,6 +33,7 @@ import { defaultAnalyzer } from "./fts-analyzer.js";
 import type { MaintainedTable } from "./maintenance.js";
 import { type Codec, LanceCollection } from "./lance-collection.js";
 import { memoryCodec, memorySchema } from "./memory-codec.js";
+import { addMissingColumns } from "./schema-upgrade.js";
 import { memoryUseCodec, memoryUseSchema } from "./memory-use-codec.js";
 import type { MemoryUseRecord } from "../../core/memory-use.js";
 import { profileCodec, profileSchema } from "./profile-codec.js";
@@ -94,8 +95,9 @@ const MEMORIES: TableKind<MemoryRecord> = {
   // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
   scalarIndexes: ["user", "id"],
   cached: true,
-  // History chains (`superseded_by IN …`) on every recall that asks for them.
-  lookupColumns: ["superseded_by"],
+  // History chains (`superseded_by IN …`) on every recall that asks for them; the turns next to
+  // a recall's candidates (`trace_number IN …`).
+  lookupColumns: ["superseded_by", "trace_number"],
 };
 const EPISODES: TableKind<EpisodeRecord> = {
   name: "episodes",
@@ -405,6 +407,7 @@ export class LanceStore implements Store {
       : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
+    else await addMissingColumns(table, kind.schema(this.dimension));
     const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
     const dir = localDirectory(this.options.uri);
     const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;

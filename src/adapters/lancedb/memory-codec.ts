@@ -35,6 +35,8 @@ export function memorySchema(dimension: number): Schema {
     col.text("embed_model"),
     col.text("role"),
     col.text("name"),
+    // Added after tables existed: nullable, so `addMissingColumns` adds it to an older table (null = not known).
+    col.float("trace_number", true),
   ]);
 }
 
@@ -79,6 +81,7 @@ export const memoryCodec: Codec<MemoryRecord> = {
     embed_model: m.embedModel,
     role: m.role,
     name: m.name,
+    trace_number: m.traceNumber,
   }),
   fromRow: (r, vector) => ({
     id: String(r.id),
@@ -110,5 +113,6 @@ export const memoryCodec: Codec<MemoryRecord> = {
     embedModel: String(r.embed_model ?? ""),
     role: String(r.role ?? ""),
     name: String(r.name ?? ""),
+    traceNumber: r.trace_number == null ? null : Number(r.trace_number),
   }),
 };

@@ -10,7 +10,7 @@ function memory(id: string, text: string, ageDays: number, extra: Partial<Memory
     id, namespace: "", agent: "", session: "s", user: "u", text, factType: "semantic", category: "", importance: 5, entities: [],
     tags: {}, pinned: false, contentHash: "", vector: new Float32Array(0), sourceIds: [], parentId: "", createdAt: NOW,
     validFrom: NOW - ageDays * DAY, validTo: null, supersededBy: "", eventDate: null, lastAccessedAt: NOW, accessCount: 0,
-    channel: "", emotions: [], intent: "", embedModel: "", role: "user", name: "", ...extra,
+    channel: "", emotions: [], intent: "", embedModel: "", role: "user", name: "", traceNumber: 0, ...extra,
   };
 }
 

@@ -162,6 +162,7 @@ export async function addMessages(deps: ServiceDeps, tenant: string, input: AddI
       embedModel: deps.embedder.model,
       role: source.role,
       name: source.name,
+      traceNumber: 0,
     };
   });
 

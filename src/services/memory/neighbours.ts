@@ -1,19 +1,25 @@
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Condition } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
-import { scopeCondition } from "../../core/scope.js";
 import type { ServiceDeps } from "../deps.js";
-import { readsOf } from "../user-reads.js";
+import { type Reads, readsOf } from "../user-reads.js";
 
-/** The transcript around a set of recalled turns. */
+/** The turns around a recall's candidates. */
+export interface Around {
+  /** Memory id → memory id of the turn just before it (same exact scope, position − 1). */
+  previous: Map<string, string>;
+  /**
+   * The memory rows of adjacent turns that were not among the candidates, read inside the
+   * recall's filter (nothing outside its scope, time or tags comes back), with their vectors.
+   */
+  adjacent: MemoryRecord[];
+}
+
+/** The transcript around a set of recalled turns, as found through the episodes. */
 export interface Neighbourhood {
   /** Memory id → memory id of the turn just before it (same scope, trace_number − 1). */
   previous: Map<string, string>;
-  /**
-   * Ids of the memories of adjacent turns that were not among the given rows; the caller reads
-   * them inside the recall's filter (with their similarity, in the one read that scores the rows
-   * no vector search found), so nothing outside the recall's scope, time or tags comes back.
-   */
+  /** Ids of the memories of adjacent turns that were not among the given rows. */
   adjacent: string[];
 }
 
@@ -27,34 +33,88 @@ function exactScope(key: ScopeKey): Condition {
   return where.and(...SCOPE_COLUMNS.map((c) => where.eq(c, key[c])));
 }
 
-/** A transcript read whole only up to this many turns; a longer one is looked up turn by turn. */
-const TRANSCRIPT_MAX = 5_000;
-
 /**
- * The scope's whole transcript, when its end-user's turns are not in memory and it is short: read
- * beside a recall's two searches, it spares `neighbours` two storage round trips after them.
- * `undefined` → `neighbours` looks the turns up (cheap in memory, or for a long transcript).
+ * Whether every row that may be a raw turn says its position: rows stored before memory rows
+ * carried `trace_number` read it as null, and their neighbours must be found through the episodes.
  */
-export async function transcriptToScan(deps: ServiceDeps, tenant: string, key: ScopeKey): Promise<EpisodeRecord[] | undefined> {
-  if (key.user === "") return undefined;
-  const episodes = (await deps.store.episodes(tenant)).forUser(key.user);
-  if (episodes.inMemory()) return undefined;
-  const turns = await episodes.find(scopeCondition(key), { withoutVector: true, limit: TRANSCRIPT_MAX + 1 });
-  return turns.length > TRANSCRIPT_MAX ? undefined : turns;
+export function positionsKnown(rows: readonly MemoryRecord[]): boolean {
+  return rows.every((r) => r.traceNumber !== null || r.sourceIds.length !== 1);
 }
 
 /**
- * Finds the turns before and after each row that is a raw transcript turn (its one source episode
- * carries a trace_number ≥ 1 and points back at it): in `transcript` when given (every turn of the
- * recall's scope), else with two reads — the rows' episodes, and the episodes at trace_number ± 1
- * in the same scope.
+ * The turns before and after each candidate that is a raw transcript turn (a memory row with a
+ * position ≥ 1), in ONE read of the memory rows after the recall's two searches: the rows at
+ * position ± 1 in each candidate's exact scope, inside the recall's filter (`condition`), by
+ * `trace_number` (an index lookup among a held end-user's rows; on the engine, a filter on the
+ * end-user's btree-indexed rows). When a position repeats in a scope (sessions or batches each
+ * numbered from 1), the neighbour is the turn nearest in observed time, then storage time.
  */
-export async function neighbours(deps: ServiceDeps, tenant: string, rows: readonly MemoryRecord[], transcript?: readonly EpisodeRecord[]): Promise<Neighbourhood> {
+export async function adjacentTurns(reads: Reads<MemoryRecord>, condition: Condition, rows: readonly MemoryRecord[]): Promise<Around> {
+  const previous = new Map<string, string>();
+  const turns = rows.filter((r) => r.traceNumber !== null && r.traceNumber >= 1);
+  if (turns.length === 0) return { previous, adjacent: [] };
+  const groups = new Map<string, { key: ScopeKey; traces: Set<number> }>();
+  for (const r of turns) {
+    const group = groups.get(scopeOf(r)) ?? { key: r, traces: new Set<number>() };
+    group.traces.add(r.traceNumber! - 1).add(r.traceNumber! + 1);
+    groups.set(scopeOf(r), group);
+  }
+  const traces = new Set([...groups.values()].flatMap((g) => [...g.traces]));
+  traces.delete(0); // 0 is "not given", never a neighbour
+  if (traces.size === 0) return { previous, adjacent: [] };
+  const near = where.or(...[...groups.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces]))));
+  const found = await reads.find(where.and(condition, where.in("trace_number", [...traces]), near));
+  const atSlot = new Map<string, MemoryRecord[]>();
+  for (const r of [...found, ...turns]) {
+    const key = slot(r, r.traceNumber!);
+    const list = atSlot.get(key) ?? [];
+    if (!list.some((x) => x.id === r.id)) list.push(r);
+    atSlot.set(key, list);
+  }
+  const nearest = (list: readonly MemoryRecord[] | undefined, r: MemoryRecord) =>
+    closestBy(list, r, (x) => [Math.abs(x.validFrom - r.validFrom), Math.abs(x.createdAt - r.createdAt)], (x) => x.id);
+  for (const r of turns) {
+    const before = nearest(atSlot.get(slot(r, r.traceNumber! - 1)), r);
+    const after = nearest(atSlot.get(slot(r, r.traceNumber! + 1)), r);
+    if (before !== undefined) previous.set(r.id, before);
+    if (after !== undefined && !previous.has(after)) previous.set(after, r.id);
+  }
+  const candidates = new Set(rows.map((r) => r.id));
+  return { previous, adjacent: found.filter((r) => !candidates.has(r.id)) };
+}
+
+/**
+ * Of the rows at a neighbouring position, the one of `e`'s own stretch of conversation (smallest
+ * `distance`, compared in order). Its memory id, unless it is `e`'s own.
+ */
+function closestBy<R>(list: readonly R[] | undefined, e: R, distance: (x: R) => number[], memoryOf: (x: R) => string): string | undefined {
+  let best: R | undefined;
+  let bestDistance: number[] = [];
+  for (const t of list ?? []) {
+    const d = distance(t);
+    if (best === undefined || d[0] < bestDistance[0] || (d[0] === bestDistance[0] && d[1] < bestDistance[1])) {
+      best = t;
+      bestDistance = d;
+    }
+  }
+  return best === undefined || memoryOf(best) === memoryOf(e) ? undefined : memoryOf(best);
+}
+
+/**
+ * The route for rows stored before memory rows carried their position (`positionsKnown` false):
+ * finds the turns before and after each row that is a raw transcript turn (its one source episode
+ * carries a trace_number ≥ 1 and points back at it) with two reads of the episodes — the rows'
+ * own, and those at trace_number ± 1 in the same scope; the caller reads the adjacent memories by id.
+ */
+export async function neighbours(deps: ServiceDeps, tenant: string, rows: readonly MemoryRecord[]): Promise<Neighbourhood> {
   const previous = new Map<string, string>();
   const sourceIds = rows.filter((r) => r.sourceIds.length === 1).map((r) => r.sourceIds[0]);
   if (sourceIds.length === 0) return { previous, adjacent: [] };
   const rowIds = new Set(rows.map((r) => r.id));
-  const own = (await ownEpisodes(deps, tenant, rows, sourceIds, transcript)).filter((e) => e.traceNumber >= 1 && rowIds.has(e.memoryId));
+  // Naming the end-user when every row shares one lets the store answer from that user's rows.
+  const users = new Set(rows.map((r) => r.user));
+  const episodes = readsOf(await deps.store.episodes(tenant), users.size === 1 ? rows[0].user : undefined);
+  const own = (await episodes.find(where.in("id", sourceIds), { withoutVector: true })).filter((e) => e.traceNumber >= 1 && rowIds.has(e.memoryId));
   if (own.length === 0) return { previous, adjacent: [] };
 
   const tracesByScope = new Map<string, { key: ScopeKey; traces: Set<number> }>();
@@ -63,17 +123,13 @@ export async function neighbours(deps: ServiceDeps, tenant: string, rows: readon
     group.traces.add(e.traceNumber - 1).add(e.traceNumber + 1);
     tracesByScope.set(scopeOf(e), group);
   }
-  // Turns are looked up among their end-user's rows when every group shares one.
-  const groupUsers = new Set([...tracesByScope.values()].map((g) => g.key.user));
-  const around = transcript
-    ? transcript.filter((e) => tracesByScope.get(scopeOf(e))?.traces.has(e.traceNumber))
-    : await readsOf(await deps.store.episodes(tenant), groupUsers.size === 1 ? [...groupUsers][0] : undefined).find(
-        where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
-        { withoutVector: true },
-      );
+  const around = await episodes.find(
+    where.or(...[...tracesByScope.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces])))),
+    { withoutVector: true },
+  );
   const atSlot = new Map<string, EpisodeRecord[]>();
   // Position 0 is "not given" (a single Remember without trace_number), never a neighbour.
-  for (const e of [...around, ...own].filter((x) => x.traceNumber >= 1) as EpisodeRecord[]) {
+  for (const e of [...around, ...own].filter((x) => x.traceNumber >= 1)) {
     const list = atSlot.get(slot(e, e.traceNumber)) ?? [];
     if (!list.some((x) => x.id === e.id)) list.push(e);
     atSlot.set(slot(e, e.traceNumber), list);
@@ -88,37 +144,7 @@ export async function neighbours(deps: ServiceDeps, tenant: string, rows: readon
   return { previous, adjacent };
 }
 
-/**
- * Of the turns at a neighbouring position, the one of `e`'s own stretch of conversation: positions
- * repeat in a scope when several sessions or batches were numbered from 1 in it, so the turn
- * nearest in observed time (then in storage time) is the neighbour. Its memory id, unless it is `e`'s.
- */
+/** Of the turns at a neighbouring position, the one nearest `e` in observed time, then storage time. */
 function closest(turns: readonly EpisodeRecord[] | undefined, e: EpisodeRecord): string | undefined {
-  let best: EpisodeRecord | undefined;
-  const distance = (x: EpisodeRecord) => [Math.abs(x.observedAt - e.observedAt), Math.abs(x.createdAt - e.createdAt)];
-  for (const t of turns ?? []) {
-    if (best === undefined) best = t;
-    else {
-      const [a, b] = [distance(t), distance(best)];
-      if (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])) best = t;
-    }
-  }
-  return best === undefined || best.memoryId === e.memoryId ? undefined : best.memoryId;
-}
-
-/** The rows' source episodes: from the transcript when given, else by id. */
-async function ownEpisodes(
-  deps: ServiceDeps,
-  tenant: string,
-  rows: readonly MemoryRecord[],
-  sourceIds: readonly string[],
-  transcript: readonly EpisodeRecord[] | undefined,
-): Promise<EpisodeRecord[]> {
-  if (transcript) {
-    const wanted = new Set(sourceIds);
-    return transcript.filter((e) => wanted.has(e.id));
-  }
-  // Naming the end-user when every row shares one lets the store answer from that user's rows.
-  const users = new Set(rows.map((r) => r.user));
-  return readsOf(await deps.store.episodes(tenant), users.size === 1 ? rows[0].user : undefined).find(where.in("id", sourceIds), { withoutVector: true });
+  return closestBy(turns, e, (x) => [Math.abs(x.observedAt - e.observedAt), Math.abs(x.createdAt - e.createdAt)], (x) => x.memoryId);
 }

@@ -14,7 +14,7 @@ import type { WordVectors } from "../../ports/word-vectors.js";
 import type { ServiceDeps } from "../deps.js";
 import { replacedChains } from "./fact-rows.js";
 import { type Reads, readsOf, scopeUser } from "../user-reads.js";
-import { neighbours, transcriptToScan } from "./neighbours.js";
+import { adjacentTurns, type Around, neighbours, positionsKnown } from "./neighbours.js";
 
 /** A validated recall. */
 export interface RecallInput {
@@ -80,6 +80,20 @@ export async function replacedBy(memories: Reads<MemoryRecord>, id: string, dept
     frontier = older.map((m) => m.id);
   }
   return chain.sort((a, b) => a.validFrom - b.validFrom);
+}
+
+/**
+ * The turns next to the candidates (context channel). Memory rows carry their turn's position, so
+ * this is one read of the memory rows after the two searches (`adjacentTurns`): a recall of an
+ * end-user not held costs the engine what raw LanceDB's hybrid query costs, plus that one read.
+ * Rows stored before the column existed are found through the episodes (two reads), and their
+ * adjacent rows by id (one more).
+ */
+async function turnsAround(deps: ServiceDeps, tenant: string, reads: Reads<MemoryRecord>, condition: Condition, rows: MemoryRecord[]): Promise<Around> {
+  if (positionsKnown(rows)) return adjacentTurns(reads, condition, rows);
+  const around = await neighbours(deps, tenant, rows);
+  const adjacent = around.adjacent.length > 0 ? await reads.find(where.and(condition, where.in("id", around.adjacent))) : [];
+  return { previous: around.previous, adjacent };
 }
 
 /** Recall knobs beyond the per-request channel weights; the defaults are what the server uses. */
@@ -160,9 +174,6 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // come with their vectors, so the similarity of rows only words found is computed here, not
   // asked of the engine in a second read (the vector search's hits need none: they carry a score).
   const scores = { withoutVector: true };
-  // With the end-user's turns not in memory, their transcript is read beside the two searches.
-  // (A failed read of it only means the turns are looked up one by one.)
-  const transcript = weights.context > 0 ? transcriptToScan(deps, tenant, input.key).catch(() => undefined) : undefined;
   const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await reads.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
@@ -182,11 +193,9 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   for (const { row, score } of byVector) add(row, score, 0);
   for (const { row, score } of byWords) add(withoutVector(row), similarityTo(vector, row), score);
   if (weights.context > 0) {
-    const around = await neighbours(deps, tenant, [...candidates.values()].map((c) => c.memory), await transcript);
-    if (around.adjacent.length > 0) {
-      // One read fetches the adjacent turns inside the recall's filter; their similarity is computed here.
-      for (const row of await reads.find(where.and(condition, where.in("id", around.adjacent)))) add(withoutVector(row), similarityTo(vector, row), 0);
-    }
+    const around = await turnsAround(deps, tenant, reads, condition, [...candidates.values()].map((c) => c.memory));
+    // Their similarity is computed here from the vectors they were read with.
+    for (const row of around.adjacent) add(withoutVector(row), similarityTo(vector, row), 0);
     for (const [id, before] of around.previous) {
       const c = candidates.get(id);
       if (c) c.previous = before;

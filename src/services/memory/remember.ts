@@ -83,6 +83,8 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
       embedModel: deps.embedder.model,
       role: item.role,
       name: item.name,
+      // The turn's position, so its neighbours are found among the memory rows (see neighbours.ts).
+      traceNumber: item.traceNumber,
     };
   });
   const episodeRows: EpisodeRecord[] = items.map((item, i) => ({

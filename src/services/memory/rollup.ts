@@ -121,6 +121,7 @@ export async function rollupScope(deps: ServiceDeps, tenant: string, input: Roll
     embedModel: deps.embedder.model,
     role: "",
     name: "",
+    traceNumber: 0,
   };
   await memories.upsert([summary]);
   if ((await memories.get([summary.id])).length === 0) {

@@ -1,0 +1,131 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as lancedb from "@lancedb/lancedb";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHashEmbedder } from "../src/adapters/embedders/hash-embedder.js";
+import { reembedStore } from "../src/cli/reembed.js";
+import { openDataDirectory } from "../src/compose/data-directory.js";
+import { loadConfig } from "../src/config.js";
+import { where } from "../src/core/condition.js";
+import { MemoryService } from "../src/gen/agentmem/v1/memory_service_pb.js";
+import { type RunningServer, startServer } from "../src/compose/start-server.js";
+
+// Memory rows carry their turn's position (`trace_number`), so a recall finds the turns next to its
+// candidates in one read of memory rows. Tables written before the column existed get it added
+// (all null) when opened, and their rows' neighbours are still found, through the episodes.
+
+let dir: string;
+const servers: RunningServer[] = [];
+
+async function serve(hotRowsMb = "512"): Promise<RunningServer> {
+  const config = loadConfig(
+    { data: dir, port: 0, embedder: "hash" },
+    { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent", AGENTMEM_MAINTENANCE_SECONDS: "0", AGENTMEM_HOT_ROWS_MB: hotRowsMb },
+  );
+  const server = await startServer(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
+  servers.push(server);
+  return server;
+}
+
+const client = (s: RunningServer) => createClient(MemoryService, createConnectTransport({ baseUrl: s.url, httpVersion: "1.1" }));
+
+const DAY = 86_400_000;
+const at = (i: number) => timestampFromMs(Date.UTC(2025, 0, 1) + i * DAY);
+const TURNS = [
+  ["Caroline", "Which instruments do you play in the orchestra?"],
+  ["Melanie", "Yeah, clarinet since I was young."],
+  ["Caroline", "Cool! Do you practise every day?"],
+  ["Melanie", "Mostly weekends, my neighbours complain about the noise."],
+  ["Caroline", "Did you go to the lake on Saturday?"],
+  ["Melanie", "Yes, we took the kayak out at sunrise."],
+];
+// The question names words of the question turn, not of its answer: the answer comes in as the adjacent turn.
+const REQUEST = { scope: { user: "mel" }, query: "Which instruments does Melanie play in the orchestra?", k: 4, weights: { salience: 0 } };
+const SUNRISE = { scope: { user: "mel" }, query: "Did Melanie go to the lake on Saturday?", k: 4, weights: { salience: 0 } };
+
+async function memoryRows(server: RunningServer) {
+  return (await server.app.store.memories("default")).find(where.eq("user", "mel"), { withoutVector: true });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "agentmem-positions-"));
+  const first = await serve();
+  await client(first).rememberBatch({
+    items: TURNS.map(([name, content], i) => ({ scope: { user: "mel", session: "s1" }, name, content, traceNumber: BigInt(i + 1), observedAt: at(i) })),
+  });
+  await first.close();
+});
+
+afterAll(async () => {
+  for (const s of servers.splice(0)) await s.close().catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("memory rows carry their turn's position", () => {
+  let before: string[][];
+
+  it("stores the position on the memory row and finds the adjacent turn by it, cold and held alike", async () => {
+    const server = await serve();
+    const rows = await memoryRows(server);
+    expect(new Map(rows.map((r) => [r.text, r.traceNumber]))).toEqual(new Map(TURNS.map(([, content], i) => [content, i + 1])));
+    const c = client(server);
+    const cold = [await c.recall(REQUEST), await c.recall(SUNRISE)];
+    await server.app.store.warmed();
+    const warm = [await c.recall(REQUEST), await c.recall(SUNRISE)];
+    before = cold.map((r) => r.hits.map((h) => h.id));
+    expect(warm.map((r) => r.hits.map((h) => h.id))).toEqual(before);
+    expect(cold[0].hits.map((h) => h.memory)).toContain("Yeah, clarinet since I was young.");
+    expect(cold[1].hits.map((h) => h.memory)).toContain("Yes, we took the kayak out at sunrise.");
+    // Without the context channel the answers do not come in: the test sees the channel work.
+    const off = await c.recall({ ...REQUEST, weights: { salience: 0, context: 0 } });
+    expect(off.hits.map((h) => h.id)).not.toEqual(before[0]);
+    await server.close();
+  });
+
+  it("opens a table written before the column existed: adds it, reads it as not known, ranks the same through the episodes", async () => {
+    // Make the table look like an older version's: same rows, no trace_number column.
+    const db = await lancedb.connect(dir);
+    const table = await db.openTable("memories__default");
+    await table.dropColumns(["trace_number"]);
+    expect((await table.schema()).fields.map((f) => f.name)).not.toContain("trace_number");
+    db.close();
+
+    for (const hotRows of ["0", "512"]) {
+      const server = await serve(hotRows);
+      const rows = await memoryRows(server);
+      expect(rows.map((r) => r.traceNumber)).toEqual(rows.map(() => null));
+      const c = client(server);
+      const answers = [await c.recall(REQUEST), await c.recall(SUNRISE)];
+      expect(answers.map((r) => r.hits.map((h) => h.id))).toEqual(before);
+      await server.close();
+    }
+    const reopened = await lancedb.connect(dir);
+    expect((await (await reopened.openTable("memories__default")).schema()).fields.map((f) => f.name)).toContain("trace_number");
+    reopened.close();
+  });
+
+  it("keeps rows and positions through `reembed`, and new turns on an upgraded table carry theirs", async () => {
+    const report = await reembedStore({ uri: dir, open: openDataDirectory, embedder: createHashEmbedder() });
+    expect(report.rows).toBeGreaterThan(0);
+    const server = await serve();
+    expect((await memoryRows(server)).map((r) => r.traceNumber)).toEqual(TURNS.map(() => null));
+    const c = client(server);
+    expect([await c.recall(REQUEST), await c.recall(SUNRISE)].map((r) => r.hits.map((h) => h.id))).toEqual(before);
+    await c.rememberBatch({
+      items: [
+        { scope: { user: "mel", session: "s2" }, name: "Caroline", content: "What did you cook for the party?", traceNumber: 1n, observedAt: at(20) },
+        { scope: { user: "mel", session: "s2" }, name: "Melanie", content: "A huge pot of lentil soup.", traceNumber: 2n, observedAt: at(20) },
+      ],
+    });
+    const fresh = (await memoryRows(server)).filter((r) => r.session === "s2");
+    expect(fresh.map((r) => r.traceNumber).sort()).toEqual([1, 2]);
+    const res = await c.recall({ scope: { user: "mel" }, query: "What did Melanie cook for the party?", k: 3, weights: { salience: 0 } });
+    expect(res.hits.map((h) => h.memory)).toContain("A huge pot of lentil soup.");
+    await server.close();
+  });
+});
