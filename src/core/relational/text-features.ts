@@ -25,9 +25,34 @@ export function words(text: string): string[] {
   return folded.match(/[a-z0-9]+|\./g) ?? [];
 }
 
+// Stemming is the costly step; chat reuses a small vocabulary, so stems are remembered (bounded).
+const stemMemo = new Map<string, string>();
+const STEM_MEMO_LIMIT = 50_000;
+
+function stemOf(word: string): string {
+  let s = stemMemo.get(word);
+  if (s === undefined) {
+    if (stemMemo.size >= STEM_MEMO_LIMIT) stemMemo.clear();
+    s = stemWord(word);
+    stemMemo.set(word, s);
+  }
+  return s;
+}
+
 /** Stems of words ("." breaks kept). */
 export function stems(ws: readonly string[]): string[] {
-  return ws.map((w) => (w === "." ? "." : stemWord(w)));
+  return ws.map((w) => (w === "." ? "." : stemOf(w)));
+}
+
+// The word and stem lists of the last text analysed: terms() and conceptFeatures() of one message share them.
+let last: { text: string; ws: string[]; ss: string[] } | null = null;
+
+function analyse(text: string): { ws: string[]; ss: string[] } {
+  if (last?.text !== text) {
+    const ws = words(text);
+    last = { text, ws, ss: stems(ws) };
+  }
+  return last;
 }
 
 /**
@@ -35,8 +60,7 @@ export function stems(ws: readonly string[]): string[] {
  * "!angri"), and adjacent stem pairs within a clause ("wake_up").
  */
 export function terms(text: string): string[] {
-  const ws = words(text);
-  const ss = stems(ws);
+  const { ws, ss } = analyse(text);
   const out: string[] = [];
   let scope = 0;
   for (let i = 0; i < ss.length; i++) {
@@ -112,7 +136,17 @@ export const CONCEPTS: Readonly<Record<string, readonly string[]>> = {
 /** The concept names, in a fixed order (the features' order). */
 export const CONCEPT_NAMES = Object.keys(CONCEPTS);
 
-const CONCEPT_STEMS: readonly (readonly string[][])[] = CONCEPT_NAMES.map((c) => CONCEPTS[c].map((phrase) => stems(words(phrase))));
+// Every concept phrase as stems, indexed by its first stem: [concept index, phrase index, stems].
+const PHRASES_BY_FIRST = new Map<string, [number, number, string[]][]>();
+CONCEPT_NAMES.forEach((c, ci) =>
+  CONCEPTS[c].forEach((phrase, pi) => {
+    const ss = stems(words(phrase));
+    if (ss.length === 0) return;
+    const list = PHRASES_BY_FIRST.get(ss[0]) ?? [];
+    list.push([ci, pi, ss]);
+    PHRASES_BY_FIRST.set(ss[0], list);
+  }),
+);
 
 function containsAt(ss: readonly string[], phrase: readonly string[], at: number): boolean {
   for (let k = 0; k < phrase.length; k++) if (ss[at + k] !== phrase[k]) return false;
@@ -125,8 +159,7 @@ function containsAt(ss: readonly string[], phrase: readonly string[], at: number
  * per concept.
  */
 export function conceptFeatures(text: string): number[] {
-  const ws = words(text);
-  const ss = stems(ws);
+  const { ws, ss } = analyse(text);
   const negatedAt = new Array<boolean>(ss.length).fill(false);
   let scope = 0;
   for (let i = 0; i < ws.length; i++) {
@@ -135,22 +168,21 @@ export function conceptFeatures(text: string): number[] {
     if (NEGATOR.test(ws[i])) scope = NEGATION_SCOPE;
     else if (scope > 0) scope--;
   }
-  const out: number[] = [];
-  for (const phrases of CONCEPT_STEMS) {
-    let hits = 0;
-    let negated = 0;
-    for (const phrase of phrases) {
-      if (phrase.length === 0) continue;
-      for (let i = 0; i + phrase.length <= ss.length; i++) {
-        if (containsAt(ss, phrase, i)) {
-          hits++;
-          if (negatedAt[i]) negated = 1;
-          break;
-        }
-      }
+  // Each phrase counts once per message (its first occurrence decides whether it is negated).
+  const seen = new Set<string>();
+  const hits = new Array<number>(CONCEPT_NAMES.length).fill(0);
+  const negated = new Array<number>(CONCEPT_NAMES.length).fill(0);
+  for (let i = 0; i < ss.length; i++) {
+    for (const [ci, pi, phrase] of PHRASES_BY_FIRST.get(ss[i]) ?? []) {
+      const key = `${ci}:${pi}`;
+      if (seen.has(key) || !containsAt(ss, phrase, i)) continue;
+      seen.add(key);
+      hits[ci]++;
+      if (negatedAt[i]) negated[ci] = 1;
     }
-    out.push(Math.min(hits, 3) / 3, negated);
   }
+  const out: number[] = [];
+  for (let c = 0; c < CONCEPT_NAMES.length; c++) out.push(Math.min(hits[c], 3) / 3, negated[c]);
   return out;
 }
 
