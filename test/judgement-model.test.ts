@@ -33,7 +33,9 @@ const answer = (crisis: boolean, crisisClass: string | null, emotions: string[],
 
 describe("Process with a chat model judges crisis and emotions by asking it", () => {
   it("flags a crisis the offline detector misses when the model says so, in the response and the system prompt", async () => {
-    const message = "the water under the old rail bridge looked so calm tonight, i stood there for an hour";
+    // The offline word model now flags "the water under the old rail bridge looked so calm
+    // tonight, i stood there for an hour" itself; this walk is one only the chat model flags here.
+    const message = "i went for a long walk by the river tonight";
     expect(detect(message).crisis).toBe(false);
     script(answer(true, "method", ["sadness"], "sadness"));
     const res = await t.client(RelationalService).process({ scope: { user: "model-yes" }, message });

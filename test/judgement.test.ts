@@ -17,7 +17,7 @@ describe("Process flags a crisis in the response and the system prompt", () => {
   });
   afterAll(() => t.close());
 
-  it("with the hash embedder the rules alone flag a quiet crisis, and an idiom is not one", async () => {
+  it("with the hash embedder the rules and the word model flag a quiet crisis, and an idiom is not one", async () => {
     const c = t.client(RelationalService);
     const quiet = await c.process({ scope: { user: "ana" }, message: "i've given my cat to my sister, i won't need to look after her where i'm going" });
     expect(quiet.context?.crisis).toBe(true);

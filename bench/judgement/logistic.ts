@@ -14,21 +14,37 @@ function adamStep(w: Float64Array, g: Float64Array, m: Float64Array, v: Float64A
   }
 }
 
+/** The non-zero entries of each sample (the bag of words is sparse): the training loops skip the zeros. */
+function sparse(xs: readonly number[][]): { at: Int32Array; value: Float64Array }[] {
+  return xs.map((x) => {
+    const at: number[] = [];
+    for (let j = 0; j < x.length; j++) if (x[j] !== 0) at.push(j);
+    return { at: Int32Array.from(at), value: Float64Array.from(at, (j) => x[j]) };
+  });
+}
+
+function sparseScore(w: ArrayLike<number>, bias: number, s: { at: Int32Array; value: Float64Array }): number {
+  let z = bias;
+  for (let k = 0; k < s.at.length; k++) z += w[s.at[k]] * s.value[k];
+  return z;
+}
+
 /** Binary logistic regression; returns the weights with the bias last. `classWeight` = [negative, positive]. */
 export function trainBinary(xs: readonly number[][], ys: readonly number[], l2: number, classWeight: Weights = [1, 1], epochs = 300, rate = 0.05): number[] {
   const d = xs[0].length;
+  const sx = sparse(xs);
   const w = new Float64Array(d + 1);
   const m = new Float64Array(d + 1);
   const v = new Float64Array(d + 1);
   for (let t = 1; t <= epochs; t++) {
     const g = new Float64Array(d + 1);
     let total = 0;
-    xs.forEach((x, i) => {
-      const p = 1 / (1 + Math.exp(-score(w, x)));
+    sx.forEach((x, i) => {
+      const p = 1 / (1 + Math.exp(-sparseScore(w, w[d], x)));
       const c = classWeight[ys[i]];
       total += c;
       const e = (p - ys[i]) * c;
-      for (let j = 0; j < d; j++) g[j] += e * x[j];
+      for (let k = 0; k < x.at.length; k++) g[x.at[k]] += e * x.value[k];
       g[d] += e;
     });
     for (let j = 0; j <= d; j++) g[j] = g[j] / total + (j < d ? l2 * w[j] : 0);
@@ -40,19 +56,23 @@ export function trainBinary(xs: readonly number[][], ys: readonly number[], l2: 
 /** Multinomial logistic regression; one weight row per class, bias last. */
 export function trainSoftmax(xs: readonly number[][], ys: readonly number[], classes: number, l2: number, classWeight: Weights, epochs = 200, rate = 0.05): number[][] {
   const d = xs[0].length;
+  const sx = sparse(xs);
   const W = Array.from({ length: classes }, () => new Float64Array(d + 1));
   const M = W.map(() => new Float64Array(d + 1));
   const V = W.map(() => new Float64Array(d + 1));
   for (let t = 1; t <= epochs; t++) {
     const G = W.map(() => new Float64Array(d + 1));
     let total = 0;
-    xs.forEach((x, i) => {
-      const p = softmax(W, x);
+    sx.forEach((x, i) => {
+      const z = W.map((w) => sparseScore(w, w[d], x));
+      const max = Math.max(...z);
+      const ez = z.map((a) => Math.exp(a - max));
+      const sum = ez.reduce((a, b) => a + b, 0);
       const c = classWeight[ys[i]];
       total += c;
       for (let k = 0; k < classes; k++) {
-        const e = (p[k] - (k === ys[i] ? 1 : 0)) * c;
-        for (let j = 0; j < d; j++) G[k][j] += e * x[j];
+        const e = (ez[k] / sum - (k === ys[i] ? 1 : 0)) * c;
+        for (let q = 0; q < x.at.length; q++) G[k][x.at[q]] += e * x.value[q];
         G[k][d] += e;
       }
     });

@@ -19,7 +19,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js";
-import { judgeCrisis } from "../../src/core/relational/crisis.js";
+import { judgeCrisisByRules } from "../../src/core/relational/crisis.js";
 import { crisisCloseness, type CrisisExampleVector } from "../../src/core/relational/crisis-vote.js";
 import { prototypeTexts } from "../../src/core/relational/meaning.js";
 import { CRISIS_CLASSES, type CrisisClass } from "../../src/core/relational/prototypes.js";
@@ -49,7 +49,7 @@ const protoExamples: CrisisExampleVector[] = [
 ];
 const tuneExamples: CrisisExampleVector[] = tune.map((m, i) => ({ crisis: m.crisis, crisisClass: m.crisis ? classOf(m.kind) : null, vector: tuneVectors[i] }));
 // Rules alone (no meaning) on each tune message, once.
-const ruled = tune.map((m) => judgeCrisis(m.text) !== null);
+const ruled = tune.map((m) => judgeCrisisByRules(m.text) !== null);
 const crises = tune.filter((m) => m.crisis).length;
 const safe = tune.length - crises;
 

@@ -1,10 +1,12 @@
 /**
  * Trains the emotion classifier used with the `use` embedder (issue 21): multinomial logistic
- * regression, L2-regularised with balanced class weights, over the message vector, VADER valence
- * and the emotions the rules find (src/core/relational/emotion-model.ts), on the *tune* half of
- * bench/labels only (first labelled emotion, or none). The penalty is chosen by 5-fold
- * cross-validation inside tune (top-emotion accuracy of the classifier's decision); validate is
- * not read. Writes src/core/relational/emotion-weights.ts.
+ * regression, L2-regularised with class weights, over the message vector, VADER valence, the
+ * emotions the rules find and the word features (a bag of stemmed words, negated stems and stem
+ * bigrams, and the concept lexicons: src/core/relational/emotion-model.ts, text-model.ts), on the
+ * *tune* half of bench/labels only (first labelled emotion, or none). The penalty and the class
+ * weighting (balanced, or its square root) are chosen by 5-fold cross-validation inside tune
+ * (top-emotion accuracy of the classifier's decision); validate is not read. Writes
+ * src/core/relational/emotion-weights.ts and word-vocabulary.ts.
  *
  *   npx tsx bench/judgement/train-emotion.ts            # choose, train and write
  *   npx tsx bench/judgement/train-emotion.ts --dry-run  # print the cross-validation only
@@ -16,26 +18,33 @@ import { judgeCrisis } from "../../src/core/relational/crisis.js";
 import { isShouting, normalizeMessage } from "../../src/core/relational/detector.js";
 import { ruleEmotions } from "../../src/core/relational/emotion.js";
 import { EMOTION_CLASSES, emotionFeatures } from "../../src/core/relational/emotion-model.js";
+import { wordFeatures } from "../../src/core/relational/text-model.js";
 import { valence } from "../../src/core/relational/valence.js";
 import { prototypesFor } from "../../src/services/relational/judgement.js";
 import { loadMessages } from "../support/judgement-labels.js";
 import { balancedWeights, softmax, stratifiedFolds, trainSoftmax } from "./logistic.js";
+import { embedCached } from "./vector-cache.js";
+import { tuneVocabulary, writeVocabulary } from "./vocabulary.js";
 
 const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", default: false } } });
 const FOLDS = 5;
-const PENALTIES = [0.003, 0.01, 0.03, 0.1];
+const PENALTIES = [0.01, 0.03];
+const WEIGHTINGS = ["balanced", "sqrt"] as const;
 
-const tune = loadMessages("bench/labels").filter((m) => m.half === "tune" && m.emotions);
+const all = loadMessages("bench/labels");
+const vocabulary = tuneVocabulary(all);
+const tuneMessages = all.filter((m) => m.half === "tune").length;
+const tune = all.filter((m) => m.half === "tune" && m.emotions);
 const embedder = createUseEmbedder();
 const prototypes = await prototypesFor(embedder);
 if (!prototypes) throw new Error("the use embedder is semantic");
-const vectors = await embedder.embed(tune.map((m) => m.text));
+const vectors = await embedCached(embedder, tune.map((m) => m.text));
 // The same features Process computes: the rules' emotions with the crisis read by rules and meaning.
 const xs = tune.map((m, i) => {
   const v = valence(m.text);
   const crisis = judgeCrisis(m.text, { vector: vectors[i], prototypes });
   const found = ruleEmotions(normalizeMessage(m.text), { valence: v, shouting: isShouting(m.text), crisis, shoutedAngerValence: -0.2, joyValence: 0.6 });
-  return emotionFeatures(vectors[i], found, v);
+  return emotionFeatures(vectors[i], found, v, wordFeatures(m.text, v, vocabulary));
 });
 const ys = tune.map((m) => EMOTION_CLASSES.indexOf((m.emotions?.[0] ?? "none") as (typeof EMOTION_CLASSES)[number]));
 const right = (i: number, cls: number) => {
@@ -43,33 +52,37 @@ const right = (i: number, cls: number) => {
   return want.length === 0 ? cls === 0 : want.includes(EMOTION_CLASSES[cls]);
 };
 const K = EMOTION_CLASSES.length;
-const classWeight = balancedWeights(ys, K);
+const balanced = balancedWeights(ys, K);
+const weighting = (w: (typeof WEIGHTINGS)[number]) => (w === "balanced" ? balanced : balanced.map(Math.sqrt));
 const folds = stratifiedFolds(ys, FOLDS);
 const argmax = (p: number[]) => p.indexOf(Math.max(...p));
 
-const cells = PENALTIES.map((l2) => {
-  let hits = 0;
-  for (let k = 0; k < FOLDS; k++) {
-    const train = xs.map((_, i) => i).filter((i) => folds[i] !== k);
-    const W = trainSoftmax(train.map((i) => xs[i]), train.map((i) => ys[i]), K, l2, classWeight);
-    xs.forEach((x, i) => {
-      if (folds[i] === k && right(i, argmax(softmax(W, x)))) hits++;
-    });
-  }
-  return { l2, accuracy: Number((hits / xs.length).toFixed(3)) };
-});
+const cells = PENALTIES.flatMap((l2) =>
+  WEIGHTINGS.map((classWeights) => {
+    let hits = 0;
+    for (let k = 0; k < FOLDS; k++) {
+      const train = xs.map((_, i) => i).filter((i) => folds[i] !== k);
+      const W = trainSoftmax(train.map((i) => xs[i]), train.map((i) => ys[i]), K, l2, weighting(classWeights));
+      xs.forEach((x, i) => {
+        if (folds[i] === k && right(i, argmax(softmax(W, x)))) hits++;
+      });
+    }
+    return { l2, classWeights, accuracy: Number((hits / xs.length).toFixed(3)) };
+  }),
+);
 console.log(`${FOLDS}-fold cross-validation over ${tune.length} tune messages: top-emotion accuracy of the classifier`);
 console.table(cells);
 const best = [...cells].sort((a, b) => b.accuracy - a.accuracy || b.l2 - a.l2)[0];
-console.log(`chosen: l2=${best.l2}`);
+console.log(`chosen: l2=${best.l2} class weights ${best.classWeights}`);
 
 if (!args["dry-run"]) {
-  const W = trainSoftmax(xs, ys, K, best.l2, classWeight);
+  const W = trainSoftmax(xs, ys, K, best.l2, weighting(best.classWeights));
+  writeVocabulary(vocabulary, tuneMessages);
   const rows = W.map((w) => `  [${w.map((v) => Number(v.toFixed(4))).join(",")}],`).join("\n");
   writeFileSync(
     "src/core/relational/emotion-weights.ts",
     `// Generated by bench/judgement/train-emotion.ts from the tune half of bench/labels (${tune.length} messages); do not edit.\n` +
-      `// Multinomial logistic regression over emotionFeatures() (${embedder.model} vector, valence, the rules' emotions), l2 ${best.l2};\n` +
+      `// Multinomial logistic regression over emotionFeatures() (${embedder.model} vector, valence, the rules' emotions, word features), l2 ${best.l2}, ${best.classWeights} class weights;\n` +
       `// ${FOLDS}-fold cross-validation on tune: top-emotion accuracy ${best.accuracy}. Classes in EMOTION_CLASSES order.\n\n` +
       `/** The embedder model whose vectors the weights read. */\nexport const EMOTION_WEIGHTS_MODEL = ${JSON.stringify(embedder.model)};\n\n` +
       `/** One row of weights per class (the last weight is the bias). */\nexport const EMOTION_WEIGHTS: readonly (readonly number[])[] = [\n${rows}\n];\n`,

@@ -17,13 +17,28 @@ const SCALE = 4;
 
 /**
  * The model's features: the vector, the best similarity per crisis class (in `CRISIS_CLASSES`
- * order), the best look-alike similarity, and the lead of the best class over it, all scaled.
+ * order), the best look-alike similarity, and the lead of the best class over it, all scaled;
+ * then the message's word features (`wordFeatures` in text-model.ts) when given.
  */
-export function crisisFeatures(vector: ArrayLike<number>, classSimilarity: ReadonlyMap<CrisisClass, number>, safeSimilarity: number): number[] {
+export function crisisFeatures(vector: ArrayLike<number>, classSimilarity: ReadonlyMap<CrisisClass, number>, safeSimilarity: number, words: readonly number[] = []): number[] {
   const classes = CRISIS_CLASSES.map((c) => classSimilarity.get(c) ?? 0);
   const out = Array.from(vector, (x) => x * SCALE);
-  out.push(...classes.map((s) => s * SCALE), safeSimilarity * SCALE, (Math.max(...classes) - safeSimilarity) * SCALE);
+  out.push(...classes.map((s) => s * SCALE), safeSimilarity * SCALE, (Math.max(...classes) - safeSimilarity) * SCALE, ...words);
   return out;
+}
+
+/**
+ * The second reading, over the words alone (`wordFeatures`): it needs no sentence embedder, so it
+ * also runs with the `hash` embedder. Its threshold beside the sentence model (an OR of the two)
+ * and alone differ; both were chosen by cross-validation on tune.
+ */
+export interface WordCrisisModel {
+  vocabulary: readonly string[];
+  weights: readonly number[];
+  /** Least score read as a crisis beside the sentence model. */
+  threshold: number;
+  /** Least score read as a crisis when there is no sentence model (embedders without one). */
+  thresholdAlone: number;
 }
 
 /** The model's score (log-odds of a crisis) for some features. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeCrisis } from "./crisis.js";
+import { judgeCrisis, judgeCrisisByRules } from "./crisis.js";
 import { detect } from "./detector.js";
 import type { PrototypeVectors } from "./meaning.js";
 
@@ -51,14 +51,14 @@ describe("crisis judgement", () => {
     expect(judgeCrisis("not kidding, i want to kill myself")).toEqual({ crisisClass: "ideation", by: "rules" });
   });
 
-  it("flags by meaning only when close to a crisis prototype and not to a look-alike", () => {
+  it("flags by meaning only when close to a crisis prototype and not to a look-alike (the sentence vote, without the word model)", () => {
     const text = "everything is grey and heavy";
-    expect(judgeCrisis(text)).toBeNull();
-    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes })).toEqual({ crisisClass: "hopelessness", by: "meaning" });
+    expect(judgeCrisisByRules(text)).toBeNull();
+    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes }, undefined, null)).toEqual({ crisisClass: "hopelessness", by: "meaning" });
     // As close to a look-alike as to the crisis prototype: no flag.
-    expect(judgeCrisis(text, { vector: unit(1, 1, 0), prototypes })).toBeNull();
+    expect(judgeCrisis(text, { vector: unit(1, 1, 0), prototypes }, undefined, null)).toBeNull();
     // Far from everything: no flag.
-    expect(judgeCrisis(text, { vector: unit(0.2, 0, 1), prototypes })).toBeNull();
+    expect(judgeCrisis(text, { vector: unit(0.2, 0, 1), prototypes }, undefined, null)).toBeNull();
   });
 
   it("reads the nearest labelled examples too, averaging the k nearest of each side", () => {
@@ -74,13 +74,13 @@ describe("crisis judgement", () => {
       ],
     };
     // Close to the crisis examples: flagged, with the class of the closest crisis sentence that names one.
-    expect(judgeCrisis(text, { vector: unit(1, 0, 0.35), prototypes: withExamples }, settings)).toEqual({ crisisClass: "preparation", by: "meaning" });
+    expect(judgeCrisis(text, { vector: unit(1, 0, 0.35), prototypes: withExamples }, settings, null)).toEqual({ crisisClass: "preparation", by: "meaning" });
     // Nearer the look-alike example than any crisis sentence: the margin is not met.
-    expect(judgeCrisis(text, { vector: unit(0.6, 0, 1), prototypes: withExamples }, { ...settings, k: 1 })).toBeNull();
+    expect(judgeCrisis(text, { vector: unit(0.6, 0, 1), prototypes: withExamples }, { ...settings, k: 1 }, null)).toBeNull();
     // One close crisis sentence is not enough when k = 2 averages in a far one.
     const lone: PrototypeVectors = { ...prototypes, examples: [{ crisis: false, crisisClass: null, vector: unit(0, 0, 1) }] };
-    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: lone }, { k: 1, minCrisis: 0.6, minMargin: 0.05 })).not.toBeNull();
-    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: withExamples }, { k: 3, minCrisis: 0.95, minMargin: 0.05 })).toBeNull();
+    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: lone }, { k: 1, minCrisis: 0.6, minMargin: 0.05 }, null)).not.toBeNull();
+    expect(judgeCrisis(text, { vector: unit(1, 0.1, 0), prototypes: withExamples }, { k: 3, minCrisis: 0.95, minMargin: 0.05 }, null)).toBeNull();
   });
 
   it("gives a crisis its emotion and keeps the crisis intent", () => {

@@ -1,15 +1,21 @@
 import { CRISIS_VOTE } from "./crisis-examples.js";
 import { CRISIS_CUES, foldForCues, IDIOMS, PAST_RECOVERED, RISK_WORDS, SAFE_CONTEXT } from "./crisis-rules.js";
-import { crisisFeatures, crisisScore } from "./crisis-model.js";
+import { crisisFeatures, crisisScore, type WordCrisisModel } from "./crisis-model.js";
+import { CRISIS_WORD_THRESHOLD, CRISIS_WORD_THRESHOLD_ALONE, CRISIS_WORD_WEIGHTS } from "./crisis-weights.js";
 import { bestPerLabel, crisisMeaning, type MessageMeaning } from "./meaning.js";
 import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
+import { CONCEPT_NAMES, conceptFeatures } from "./text-features.js";
+import { linearScore, wordFeatures } from "./text-model.js";
+import { valence } from "./valence.js";
+import { WORD_VOCABULARY } from "./word-vocabulary.js";
 
 /** Why a message reads as a crisis. */
 export interface CrisisJudgement {
   crisisClass: CrisisClass;
   /**
-   * "rules" when a cue matched, "meaning" when only the similarity to the labelled sentences did,
-   * "model" when only the configured chat model did.
+   * "rules" when a cue matched, "meaning" when only the trained readings (sentence or word
+   * model, or the similarity to the labelled sentences) did, "model" when only the configured
+   * chat model did.
    */
   by: "rules" | "meaning" | "model";
 }
@@ -29,6 +35,28 @@ export interface CrisisMeaningThresholds {
 
 /** The defaults `Process` uses (generated into crisis-examples.ts). */
 export const CRISIS_MEANING_THRESHOLDS: CrisisMeaningThresholds = { ...CRISIS_VOTE };
+
+/** The word model `Process` uses (generated into crisis-weights.ts by bench/judgement/train-crisis-model.ts). */
+export const CRISIS_WORD_MODEL: WordCrisisModel = {
+  vocabulary: WORD_VOCABULARY,
+  weights: CRISIS_WORD_WEIGHTS,
+  threshold: CRISIS_WORD_THRESHOLD,
+  thresholdAlone: CRISIS_WORD_THRESHOLD_ALONE,
+};
+
+// The crisis class a concept points to, for a message the word model flags without a sentence vector.
+const CONCEPT_CLASS: Readonly<Record<string, CrisisClass>> = {
+  death: "ideation",
+  hopeless: "hopelessness",
+  burden: "burden",
+  giving: "preparation",
+  finality: "goodbye",
+  means: "method",
+  self_harm: "self_harm",
+  symptoms: "medical",
+  threat: "violence",
+  harm_others: "harm_others",
+};
 
 const CLASS_PATTERNS = CRISIS_CLASSES.map((c) => [c, new RegExp(`(?<![\\w])(?:${CRISIS_CUES[c].join("|")})(?![\\w])`, "u")] as const);
 const SAFE = new RegExp(SAFE_CONTEXT.join("|"), "u");
@@ -65,16 +93,63 @@ export function pastRecovered(folded: string): boolean {
  * recovered; then, with a semantic embedder, meaning (`crisisByMeaning`). Null when the message
  * is not a crisis.
  */
-export function judgeCrisis(message: string, meaning?: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
+export function judgeCrisis(
+  message: string,
+  meaning?: MessageMeaning,
+  thresholds = CRISIS_MEANING_THRESHOLDS,
+  wordModel: WordCrisisModel | null = CRISIS_WORD_MODEL,
+): CrisisJudgement | null {
+  if (lookAlike(message)) return null;
+  const ruled = judgeCrisisByRules(message);
+  if (ruled) return ruled;
+  const words = wordModel ? wordFeatures(message, valence(message), wordModel.vocabulary) : undefined;
+  if (meaning) {
+    const read = crisisByMeaning(meaning, thresholds, words);
+    if (read) return read;
+  }
+  if (!wordModel || !words) return null;
+  const alone = !meaning?.prototypes.crisisModel;
+  if (linearScore(wordModel.weights, words) < (alone ? wordModel.thresholdAlone : wordModel.threshold)) return null;
+  return { crisisClass: meaning ? closestClass(meaning) : classByConcepts(message), by: "meaning" };
+}
+
+/**
+ * True when the message is a look-alike by the rules: the past told as recovered, or a joke
+ * marker, a story or an exclamation around no explicit statement of intent. It cancels every
+ * reading (rules and models).
+ */
+export function lookAlike(message: string): boolean {
   const folded = foldForCues(message);
-  if (pastRecovered(folded)) return null;
-  const explicit = EXPLICIT.test(folded);
-  if (!explicit && SAFE.test(folded)) return null;
+  return pastRecovered(folded) || (!EXPLICIT.test(folded) && SAFE.test(folded));
+}
+
+/** The rules alone: class cues and the co-occurrence net, cancelled by look-alikes and the past told as recovered. */
+export function judgeCrisisByRules(message: string): CrisisJudgement | null {
+  if (lookAlike(message)) return null;
+  const folded = foldForCues(message);
   const ruled = crisisClassByRules(folded);
   if (ruled) return { crisisClass: ruled, by: "rules" };
   if (riskWords(folded)) return { crisisClass: "ideation", by: "rules" };
-  if (!meaning) return null;
-  return crisisByMeaning(meaning, thresholds);
+  return null;
+}
+
+function closestClass(meaning: MessageMeaning): CrisisClass {
+  return [...bestPerLabel(meaning.vector, meaning.prototypes.crisis)].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "ideation";
+}
+
+/** The crisis class of the crisis concept the message holds most of (ideation when none). */
+function classByConcepts(message: string): CrisisClass {
+  const f = conceptFeatures(message);
+  let best: CrisisClass = "ideation";
+  let most = 0;
+  CONCEPT_NAMES.forEach((c, i) => {
+    const crisisClass = CONCEPT_CLASS[c];
+    if (crisisClass && f[2 * i] > most) {
+      most = f[2 * i];
+      best = crisisClass;
+    }
+  });
+  return best;
 }
 
 /**
@@ -82,12 +157,12 @@ export function judgeCrisis(message: string, meaning?: MessageMeaning, threshold
  * nearest labelled sentences. The class is that of the closest crisis prototype (model) or of
  * the closest crisis sentence naming one (vote).
  */
-export function crisisByMeaning(meaning: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS): CrisisJudgement | null {
+export function crisisByMeaning(meaning: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS, words: readonly number[] = []): CrisisJudgement | null {
   const model = meaning.prototypes.crisisModel;
   if (model) {
     const classes = bestPerLabel(meaning.vector, meaning.prototypes.crisis);
     const safe = bestPerLabel(meaning.vector, meaning.prototypes.safe).get("safe") ?? 0;
-    if (crisisScore(model, crisisFeatures(meaning.vector, classes, safe)) < model.threshold) return null;
+    if (crisisScore(model, crisisFeatures(meaning.vector, classes, safe, words)) < model.threshold) return null;
     const [crisisClass] = [...classes].sort((a, b) => b[1] - a[1])[0];
     return { crisisClass, by: "meaning" };
   }

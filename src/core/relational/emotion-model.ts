@@ -9,6 +9,8 @@ export type EmotionClass = Emotion | "none";
 /** A linear classifier over {@link emotionFeatures}: one weight row per class, bias last. */
 export interface EmotionModel {
   weights: readonly (readonly number[])[];
+  /** The bag-of-terms vocabulary of the word features the weights also read; none: the vector, valence and rules only. */
+  vocabulary?: readonly string[];
 }
 
 // The vector is scaled so it and the lexicon features share one L2 penalty sensibly.
@@ -16,12 +18,13 @@ const SCALE = 4;
 
 /**
  * The classifier's features: the message vector (scaled), VADER valence, and one flag per emotion
- * the rules found (cue sets with negation, sarcasm, the crisis, shouting), in `EMOTIONS` order.
+ * the rules found (cue sets with negation, sarcasm, the crisis, shouting), in `EMOTIONS` order;
+ * then the message's word features (`wordFeatures` in text-model.ts) when given.
  */
-export function emotionFeatures(vector: ArrayLike<number>, ruleEmotions: ReadonlySet<Emotion> | readonly Emotion[], valence: number): number[] {
+export function emotionFeatures(vector: ArrayLike<number>, ruleEmotions: ReadonlySet<Emotion> | readonly Emotion[], valence: number, words: readonly number[] = []): number[] {
   const has = (e: Emotion) => ("has" in ruleEmotions ? ruleEmotions.has(e) : ruleEmotions.includes(e));
   const out = Array.from(vector, (x) => x * SCALE);
-  out.push(valence, ...EMOTIONS.map((e) => (has(e) ? 1 : 0)));
+  out.push(valence, ...EMOTIONS.map((e) => (has(e) ? 1 : 0)), ...words);
   return out;
 }
 

@@ -3,6 +3,7 @@ import { type EmotionClass, type EmotionModel, emotionFeatures, emotionProbabili
 import { cuePattern, EMOTION_CUES, NEGATORS } from "./lexicon.js";
 import { emotionScores, type MessageMeaning } from "./meaning.js";
 import { type Emotion, EMOTIONS } from "./mood.js";
+import { wordFeatures } from "./text-model.js";
 
 /** The emotions of a message and the strongest of them. */
 export interface EmotionJudgement {
@@ -84,12 +85,13 @@ export function ruleEmotions(text: string, e: EmotionEvidence): Set<Emotion> {
 }
 
 /**
- * The trained classifier decides (vector, valence and the rules' emotions as features): its most
+ * The trained classifier decides (vector, valence, the rules' emotions and the word features): its most
  * likely class is the top emotion, added to the rules' emotions; "none" means no emotion. A
  * crisis keeps its emotion on top.
  */
-function judgeByModel(found: Set<Emotion>, e: EmotionEvidence, model: EmotionModel, vector: Float32Array): EmotionJudgement {
-  const p = emotionProbabilities(model, emotionFeatures(vector, found, e.valence));
+function judgeByModel(text: string, found: Set<Emotion>, e: EmotionEvidence, model: EmotionModel, vector: Float32Array): EmotionJudgement {
+  const words = model.vocabulary ? wordFeatures(text, e.valence, model.vocabulary) : [];
+  const p = emotionProbabilities(model, emotionFeatures(vector, found, e.valence, words));
   const [best] = [...p].sort((a, b) => b[1] - a[1])[0];
   const crisis = e.crisis ? crisisEmotion(e.crisis) : null;
   const kept = best === "none" ? new Set<Emotion>(crisis ? [crisis] : []) : new Set<Emotion>([...found, best]);
@@ -104,7 +106,7 @@ function judgeByModel(found: Set<Emotion>, e: EmotionEvidence, model: EmotionMod
 export function judgeEmotions(text: string, e: EmotionEvidence): EmotionJudgement {
   const found = ruleEmotions(text, e);
   const model = e.meaning?.prototypes.emotionModel;
-  if (model && e.meaning) return judgeByModel(found, e, model, e.meaning.vector);
+  if (model && e.meaning) return judgeByModel(text, found, e, model, e.meaning.vector);
   const scores: Map<EmotionClass, number> | null = e.meaning ? emotionScores(e.meaning) : null;
   if (found.size === 0 && scores) {
     const [best, score] = [...scores].sort((a, b) => b[1] - a[1])[0];

@@ -25,7 +25,10 @@ describe("the model's judgement", () => {
     expect(no.intent).toBe("crisis");
     expect(no.emotions).toEqual(["joy"]);
 
-    const calm = "the water looked calm from the bridge tonight";
+    // The offline word model reads "the water looked calm from the bridge tonight" as a crisis
+    // already; a calmer walk by the river is one only the model flags here.
+    const calm = "i went for a long walk by the river tonight";
+    expect(detect(calm).crisis).toBe(false);
     const yes = withModelJudgement(calm, detect(calm), { crisis: true, crisis_class: "method", emotions: ["sadness"], top_emotion: "sadness" }, false);
     expect(yes).toMatchObject({ crisis: true, crisisReason: { crisisClass: "method", by: "model" }, topEmotion: "sadness", intent: "crisis" });
   });

@@ -14,5 +14,13 @@ const vader = createRequire(import.meta.url)("vader-sentiment") as Vader;
  */
 export function valence(text: string): number {
   if (text.trim() === "") return 0;
-  return vader.SentimentIntensityAnalyzer.polarity_scores(text).compound;
+  // The detector and the crisis word model read the same message's valence: the last one is remembered.
+  if (text !== lastText) {
+    lastValue = vader.SentimentIntensityAnalyzer.polarity_scores(text).compound;
+    lastText = text;
+  }
+  return lastValue;
 }
+
+let lastText = "";
+let lastValue = 0;
