@@ -7,7 +7,7 @@ export type Modality = "actual" | "hypothetical" | "future" | "negated" | "quest
 
 const QUESTION = /\?\s*$|^(?:should|shall|could|would|do|does|did|is|are|am|can|will)\s+(?:i|we)\b/i;
 const HYPOTHETICAL =
-  /\b(?:if|unless|imagine|suppose|supposing|wish|might|maybe|perhaps|possibly|could|would|wouldn['’]?t|considering|thinking\s+(?:about|of)|tempted|dream(?:ing)?\s+(?:of|about)|fantasi[sz]\w*|someday|some\s+day|one\s+day|offered|interview(?:ed|ing)?\s+(?:at|with|for)|applied|applying|not\s+sure|undecided|on\s+the\s+fence|rumou?rs?|hopefully|hoping)\b/i;
+  /\b(?:if|unless|imagine|suppose|supposing|wish|might|maybe|perhaps|possibly|could|would|wouldn['’]?t|considering|thinking\s+(?:about|of)|tempted|dream(?:ing)?\s+(?:of|about)|fantasi[sz]\w*|someday|some\s+day|one\s+day|offered|interview(?:ed|ing)?\s+(?:at|with|for)|applied|applying|not\s+sure|undecided|on\s+the\s+fence|rumou?rs?|hopefully|hoping|nearly|almost\s+(?:moved|left|quit|split|broke|got|married|divorced|separated)|when\s+(?:I|I['’]?m|im|we|we['’]re)\s+(?:am\s+|are\s+)?(?:\d+|older|finish\w*|retire\w*|graduat\w*))\b/i;
 const FUTURE =
   /\b(?:will|['’]ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|planning|about\s+to|intend\w*|next\s+(?:week|month|year|spring|summer|autumn|fall|winter)|once\s+(?:my|the|i|we)|after\s+(?:my|the)\s+notice|soon|eventually|starting\s+(?:next|on|in)|from\s+next)\b/i;
 const NEGATED =

@@ -3,6 +3,7 @@ import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
 import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
+import { speakerEvents, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
 import { conflictingSlots, findSlots, isSelf, type SlotName, type SlotValue } from "./slots.js";
@@ -141,17 +142,21 @@ function closedByMeaning(
  */
 export function extractOffline(input: OfflineInput): ProposedFact[] {
   const facts: ProposedFact[] = [];
-  const storedSlots = input.storedFacts.map((f) => ({ id: f.id, text: f.text, slots: findSlots(f.text) }));
   for (const message of input.messages) {
     if (message.role !== "user") continue;
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
+    // Stored slots by the patterns and by the change grammar read as this speaker's.
+    const storedSlots = input.storedFacts.map((f) => ({ id: f.id, text: f.text, slots: [...findSlots(f.text), ...storedSpeakerEvents(f.text, selfNames)] }));
     for (const sentence of statementSentences(message.content)) {
-      if (firstPersonStatement(sentence) === "none" && !namesSpeaker(sentence, selfNames)) continue;
+      // The speaker's life events and states by the change grammar (also in fragments with no subject).
+      const events = speakerEvents(sentence, selfNames);
+      const statement = firstPersonStatement(sentence) !== "none" || namesSpeaker(sentence, selfNames);
+      if (!statement && (events.length === 0 || modalityOf(sentence) === "question")) continue;
       const dates = findDates(sentence, input.observedAt);
       const text = absoluteDates(toThirdPerson(sentence, subject), dates);
       // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
-      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence))];
+      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence)), ...events];
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
