@@ -15,13 +15,15 @@ const NEGATED =
 // Tense words that make a plan or offer already real: "I took the job", "we moved in".
 const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|got|became|married|divorced|split|separated|left|quit|retired|promoted|hired|unpacked|bought|qualified|retrained|switched)\b/i;
 
+// Set phrases that look modal and are not: "if you please", "if you can believe it", "would you believe".
+const IDIOMS = /\b(?:if\s+you\s+(?:please|can\s+believe\s+it|must\s+know)|would\s+you\s+believe(?:\s+it)?|believe\s+it\s+or\s+not|not\s+gonna\s+lie|don['’]?t\s+laugh|no\s+pressure)\b/giu;
 const ENDED = /\b(?:any\s?more|no\s+longer)\b/i;
 // "may" in lower case only: "in May" is a month.
 const MAY = /\bmay\b/;
 
 /** The modality of one sentence (already known to be about the speaker). */
 export function modalityOf(sentence: string): Modality {
-  const s = sentence.trim();
+  const s = sentence.trim().replace(IDIOMS, "");
   if (QUESTION.test(s)) return "question";
   // "not together any more", "no longer at Acme": a denial of the past is a change, not a denial.
   if (NEGATED.test(s) && !/\b(?:not|never)\s+(?:only|just)\b/i.test(s) && !ENDED.test(s)) return "negated";

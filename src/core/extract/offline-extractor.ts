@@ -3,7 +3,7 @@ import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
 import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
-import { speakerEvents, storedSpeakerEvents } from "./change-events.js";
+import { restatement, speakerEvents, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
 import { conflictingSlots, findSlots, isSelf, type SlotName, type SlotValue } from "./slots.js";
@@ -154,16 +154,22 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
       const statement = firstPersonStatement(sentence) !== "none" || namesSpeaker(sentence, selfNames);
       if (!statement && (events.length === 0 || modalityOf(sentence) === "question")) continue;
       const dates = findDates(sentence, input.observedAt);
-      const text = absoluteDates(toThirdPerson(sentence, subject), dates);
+      const said = absoluteDates(toThirdPerson(sentence, subject), dates);
+      // Only the speaker's actual events count; their plain restatement lets the fact stand alone.
+      const live = events.filter((e) => e.actual);
+      const plain = restatement(live, subject, said);
+      const text = plain === "" ? said : `${said.replace(/\s*$/u, "")} (${plain})`;
       // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
-      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence)), ...events];
+      const slots: SlotValue[] = [...findSlots(said), ...findSlots(speakerView(sentence)), ...live];
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
       if (!keepForStrategies(cls.factType, input.strategies)) continue;
       // Only what is so now replaces a stored fact: not a plan, a wish, a question or a denial.
+      // The patterns need the whole sentence actual; the change grammar judges each clause.
       const actual = modalityOf(sentence) === "actual";
-      const byRules = actual ? storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id) : [];
+      const next = actual ? slots : live;
+      const byRules = storedSlots.filter((s) => conflictingSlots(next, s.slots, selfNames).length > 0).map((s) => s.id);
       const mine = slots.filter((s) => isSelf(s.subject, selfNames));
       const byMeaning = actual ? closedByMeaning(sentence, mine, storedSlots, input, selfNames) : [];
       const supersedes = [...new Set([...byRules, ...byMeaning])];
