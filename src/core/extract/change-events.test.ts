@@ -68,7 +68,89 @@ describe("event frames", () => {
   });
 });
 
+// First turn, second turn, the value the second turn leaves current, and whether it closes the first.
+// Written for this test in plain chat phrasing of each kind the outside checks name (issue 21).
+const OUTSIDE: [string, string, string, boolean][] = [
+  ["I live in Leeds.", "We've moved to York.", "York", true],
+  ["I live in Leeds.", "Our family relocated to Perth last spring.", "Perth", true],
+  ["I live in Leeds.", "The kids and I are in Galway now.", "Galway", true],
+  ["I live in Leeds.", "My wife and I bought a house in Bath.", "Bath", true],
+  ["I work at Barclays.", "I left Barclays and started at HSBC.", "HSBC", true],
+  ["I work at Lidl.", "Quit Lidl to join Aldi.", "Aldi", true],
+  ["I work at Google.", "Moved from Google to Meta in May.", "Meta", true],
+  ["I'm a junior engineer.", "Got promoted to senior engineer.", "senior engineer", true],
+  ["I'm a sales rep.", "I'm now the head of sales.", "head of sales", true],
+  ["I'm an associate at a law firm.", "They made me a partner.", "partner", true],
+  ["I'm a barista.", "Became a nurse last year.", "nurse", true],
+  ["I'm a plasterer.", "Now working as a plumber.", "plumber", true],
+  ["I'm dating Tom.", "Got engaged last night!", "engaged", true],
+  ["I'm engaged to Tom.", "We got married in May.", "married", true],
+  ["I'm married to Tom.", "Signed the divorce papers.", "divorced", true],
+  ["I'm dating Tom.", "He proposed and I said yes.", "engaged", true],
+  ["I'm married to Tom.", "My husband and I separated.", "single", true],
+  ["I'm dating Tom.", "We broke up.", "single", true],
+  ["I'm married to Tom.", "We're officially divorced.", "divorced", true],
+  ["I live in Leeds.", "Settled in Bristol now.", "Bristol", true],
+  ["I live in Leeds.", "Bought a flat in Leith.", "Leith", true],
+  ["I live in Leeds.", "Our new home is in Cork.", "Cork", true],
+  ["I live in London.", "Left London behind for good, now in Brighton.", "Brighton", true],
+  ["I live in London.", "London's behind me now, I'm in Hove.", "Hove", true],
+  ["I live in Leeds.", "Home is Sydney now.", "Sydney", true],
+  ["I live in Leeds.", "Moved to Austin in March.", "Austin", true],
+  ["I'm a developer.", "Engineering manager now.", "manager", true],
+  ["I live in Leeds.", "Living in Oslo these days.", "Oslo", true],
+  ["I work at Shopify.", "Working at Stripe since June.", "Stripe", true],
+  ["I'm engaged to Sam.", "Married as of Saturday!", "married", true],
+  ["I work at Tesco.", "New job at Amazon.", "Amazon", true],
+  ["My name is Samantha Lee.", "Changed my name to Sam Lee.", "Sam Lee", true],
+  ["My name is Ana Costa.", "Took my husband's surname, it's Ana Silva now.", "Silva", true],
+  ["I'm Alexandra.", "Please call me Alex from now on.", "Alex", true],
+  ["I'm Joanna.", "I go by Jo these days.", "Jo", true],
+  // negatives
+  ["I live in Leeds.", "We might move to York next year.", "Leeds", false],
+  ["I live in Leeds.", "My sister moved to York.", "Leeds", false],
+  ["I work at Barclays.", "If I left Barclays I'd join HSBC.", "Barclays", false],
+  ["I work at Barclays.", "Should I quit Barclays and join HSBC?", "Barclays", false],
+  ["I'm dating Tom.", "Hoping Tom proposes soon.", "dating", false],
+  ["I'm married to Tom.", "My best friend just got divorced.", "married", false],
+  ["I live in Leeds.", "Still living in Leeds, love it.", "Leeds", false],
+  ["I'm a nurse.", "Thinking of retraining as a midwife.", "nurse", false],
+  ["I'm a nurse.", "My daughter became a doctor.", "nurse", false],
+  ["My name is Ana Costa.", "I won't be taking his surname.", "Costa", false],
+  ["I live in Leeds.", "Back from a week in Rome.", "Leeds", false],
+  ["I work at Barclays.", "Had an interview at HSBC today.", "Barclays", false],
+  ["I live in Leeds.", "We're going to move to Bath in the spring.", "Leeds", false],
+  ["I live in Leeds.", "My boss moved to Denver.", "Leeds", false],
+  ["I live in Leeds.", "We visited Paris last week.", "Leeds", false],
+  ["I live in Leeds.", "I'd love to live in Lisbon someday.", "Leeds", false],
+  ["I live in Leeds.", "Not moving to Bristol after all.", "Leeds", false],
+  ["I work at Barclays.", "Everyone thinks I should join Google.", "Barclays", false],
+  ["I work at Barclays.", "My partner got a job at Amazon.", "Barclays", false],
+  ["I'm married to Tom.", "Our neighbours just got divorced.", "married", false],
+  ["I live in Leeds.", "Spent the weekend in Cardiff.", "Leeds", false],
+  ["I live in Leeds.", "I used to live in Rome.", "Leeds", false],
+  ["I work at Barclays.", "I worked at Tesco as a teenager.", "Barclays", false],
+  ["I live in Leeds.", "Back in 2010 I lived in Madrid.", "Leeds", false],
+  ["I live in Leeds.", "I'm at the Hilton in Paris for a conference.", "Leeds", false],
+  ["I live in Leeds.", "Stuck in Frankfurt airport, flight delayed.", "Leeds", false],
+  ["I'm a nurse.", "My sister Anna is now a doctor.", "nurse", false],
+  ["I'm single.", "Jo and Sam got married!", "single", false],
+  ["My name is Ana Costa.", "My son's name is Leo.", "Costa", false],
+  ["I live in Leeds.", "We're staying in Rome for two weeks.", "Leeds", false],
+  ["I live in Leeds.", "Leeds is home and always will be.", "Leeds", false],
+  ["I work at Barclays.", "Barclays gave me a bonus!", "Barclays", false],
+  ["I'm a teacher.", "I was a teacher before I became a writer.", "teacher", true],
+  ["I live in Leeds.", "We're moving to Bath next month.", "Leeds", false],
+  ["I work at Barclays.", "Starting at HSBC on Monday!", "Barclays", false],
+];
+
 describe("supersede through the offline extractor", () => {
+  it.each(OUTSIDE)("%s → %s", (first, second, current, shouldClose) => {
+    const r = closes("Robin", first, second);
+    expect(r.closed).toBe(shouldClose);
+    if (shouldClose) expect(r.newFacts.join(" ").toLowerCase()).toContain(current.toLowerCase());
+  });
+
   it("closes the old fact for the speaker's life changes, phrased as events or fragments", () => {
     expect(closes("Ines", "I live in Bergen.", "We upped sticks to Tromsø over the winter.").closed).toBe(true);
     expect(closes("Ines", "I work at Ericsson.", "Quit Ericsson and joined Volvo Cars in the autumn.").closed).toBe(true);

@@ -62,7 +62,7 @@ const FRAMES: Frame[] = [
   { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+(?!to\\b|in\\b|into\\b)[\\p{L}-]+){0,3}?\\s+(?:back\\s+)?(?:to|into|in)\\s+(?:(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:in|near)\\s+)?${V}`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b(?:living|based|settled|staying|resid\\w+|renting\\s+(?:a\\s+)?(?:room|flat|place|house|apartment)|(?:bought|got|found)\\s+(?:a|an|our|my)\\s+(?:own\\s+)?(?:new\\s+)?(?:place|house|flat|home|apartment|new-build|condo))\\s+(?:now\\s+)?(?:in|near)\\s+${V}`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:I\\s+am|we\\s+are|am|are)\\s+(?:now\\s+)?in\\s+${V}`, "gu"), arg: "orgOrPlace" },
-  { slot: "lives_in", re: new RegExp(`\\bhome\\s+is\\s+(?:now\\s+)?${V}`, "gu"), arg: "place" },
+  { slot: "lives_in", re: new RegExp(`\\b[Hh]ome\\s+is\\s+(?:now\\s+)?${V}`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`^(?<v>${NAMED}|${WORDS})\\s+now\\b`, "gu"), arg: "place", fragment: true },
   { slot: "lives_in", re: new RegExp(`\\b(?<v>${NAMED})\\s+is\\s+(?:now\\s+)?(?:behind|in\\s+the\\s+past\\s+for)\\s+${SPEAKER_OBJ}\\b`, "gu"), arg: "place", ended: true, anyActor: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|leave|put)\\s+(?<v>${NAMED})\\s+behind\\b`, "gu"), arg: "place", ended: true },
@@ -113,7 +113,7 @@ const FRAMES: Frame[] = [
   { slot: "job", re: new RegExp(`^(?:now\\s+|currently\\s+)?(?:an?\\s+)?${ROLE}\\s+now\\b`, "giu"), arg: "role", fragment: true },
   { slot: "job", re: /\b(?:retired|retiring)\b/giu, arg: "fixed", value: "retired" },
   // relationship
-  { slot: "relationship", re: /\b(?:tied\s+the\s+knot|gots?\s+hitched|gots?\s+married|(?:were|are|am|just|now)\s+married|married\s+(?:now|at|in|on|last|this)|mr\s+and\s+mrs|nikah\s+done|said\s+(?:I|we)\s+do|wedding\s+was)\b/giu, arg: "fixed", value: "married" },
+  { slot: "relationship", re: /\b(?:tied\s+the\s+knot|gots?\s+hitched|gots?\s+married|(?:were|are|am|just|now)\s+married|married\s+(?:now|at|in|on|last|this|as\s+of|since)|(?:I|we)\s+married|mr\s+and\s+mrs|nikah\s+done|said\s+(?:I|we)\s+do|wedding\s+was)\b/giu, arg: "fixed", value: "married" },
   { slot: "relationship", re: /\b(?:is|['’]s)\s+my\s+(?:wife|husband)\s+now\b|\bmy\s+(?:wife|husband)\s+now\b|\bmr\s+(?:and|&)\s+mrs\b/giu, arg: "fixed", value: "married", anyActor: true },
   { slot: "relationship", re: /\bmarried\s+to\b|^married\b/giu, arg: "fixed", value: "married" },
   { slot: "relationship", re: /^single\b|\ba\s+single\s+(?:dad|mum|mom|parent|father|mother)\b/giu, arg: "fixed", value: "single" },
@@ -137,7 +137,7 @@ const FRAMES: Frame[] = [
   { slot: "name", re: new RegExp(`\\b(?:back\\s+to|reverted\\s+to\\s+(?:my\\s+)?(?:maiden\\s+name,?\\s+)?|use\\s+my\\s+[\\p{L}]+\\s+name,?)\\s*(?<v>${CAP}(?:\\s+${CAP})?)`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`^(?<v>${CAP}(?:\\s+${CAP})?)\\s+(?:now|on\\s+(?:all\\s+)?(?:the\\s+)?(?:forms|everything|my\\s+\\w+))\\b`, "gu"), arg: "name", fragment: true },
   // states a stored fact holds (first turns): "Name's Mike Brennan", "I'm Tobias", "Gareth Price here"
-  { slot: "name", re: new RegExp(`(?:^|\\bmy\\s+)(?:name\\s+is|name['’]s)\\s+(?<v>${CAP}(?:\\s+${CAP}){0,2})`, "gu"), arg: "name", anyActor: true },
+  { slot: "name", re: new RegExp(`(?:^|\\b[Mm]y\\s+)(?:[Nn]ame\\s+is|[Nn]ame['’]s)\\s+(?<v>${CAP}(?:\\s+${CAP}){0,2})`, "gu"), arg: "name", anyActor: true },
   { slot: "name", re: new RegExp(`^(?:I\\s+am|this\\s+is)\\s+(?<v>(?:Mrs?\\s+|Ms\\s+|Dr\\s+)?\\p{L}[\\p{L}'’-]*(?:\\s+${CAP}){0,2})(?=\\s*(?:[,.!;]|$|and\\b))`, "gu"), arg: "name", anyActor: true },
   { slot: "name", re: new RegExp(`^(?<v>${CAP}(?:\\s+${CAP}){0,2})\\s+here\\b`, "gu"), arg: "name", fragment: true },
   // fragments of state with no verb (a first turn such as "SWE at Stripe.", "Location: Berlin.")
@@ -167,6 +167,8 @@ export function clausesOf(sentence: string): string[] {
     .filter((c) => c !== "");
 }
 
+const BARE_NOUN = /^(?:home|work|life|everything|nothing|money|school|uni|college|business|love|marriage|retirement|relationship|status|location|name|job|update|news)$/i;
+
 /** The actor of one clause, with the sentence's previous actor for clauses that start with a verb. */
 export function actorOf(clause: string, selfNames: readonly string[], previous: Actor | null): Actor {
   const c = clause.replace(FILLER, "").trim();
@@ -182,10 +184,15 @@ export function actorOf(clause: string, selfNames: readonly string[], previous: 
   const hasVerb = nlp(c).verbs().length > 0;
   // A noun phrase alone is a fragment of the speaker's ("Backend dev.", "Malmö now", "Dlamini on all the forms now").
   if (!hasVerb) return continued;
-  if (first.tags.includes("Person") || first.tags.includes("Pronoun")) return "other";
+  // Someone or something named ("Rhys has moved to Cardiff", "Marco proposed") is not the speaker.
+  if (["Person", "Pronoun", "ProperNoun", "Organization", "Place"].some((t) => first.tags.includes(t))) return "other";
+  // A bare capitalised word as subject is a name ("Rhys has moved"), unless a noun English uses bare ("Home is Sydney now").
+  if (/^\p{Lu}/u.test(first.text) && first.tags.includes("Noun") && !BARE_NOUN.test(first.text)) return "other";
   // A noun phrase followed by a verb is someone or something else ("The match worked out"),
   // unless the speaker is in it ("The wee cottage on Skye is where I hang my hat").
-  return /\b(?:I|me|my|we|us|our)\b/.test(c) ? "speaker" : "unknown";
+  if (/\b(?:I|me|my|we|us|our)\b/.test(c)) return "speaker";
+  // A thing as subject with no one else in the clause ("Home is Sydney now") is the speaker's, in a first-person chat turn.
+  return /\b(?:he|she|they|his|her|their|him|them)\b/i.test(c) || new RegExp(`\\b${KIN}\\b`, "iu").test(c) ? "unknown" : "speaker";
 }
 
 function escape(s: string): string {
@@ -256,6 +263,9 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
       const place = knownPlace(v);
       if (frame.arg === "orgOrPlace") {
         if (place) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };
+        // "moved from Google to Meta": a move away from something that is not a place is a change of employer.
+        const from = /\bfrom\s+(\p{Lu}[\p{L}'’&.-]*(?:\s+\p{Lu}[\p{L}'’&.-]*)*)\s+to\b/u.exec(clause);
+        if (from && !knownPlace(from[1]) && isCapitalised(v)) return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
         if (!isCapitalised(v)) return null;
         // An unknown name after a move is a place ("headed up to Cairns") unless the clause speaks of work.
         if (!ORG_CUE.test(clause)) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };

@@ -3,7 +3,7 @@
  * wished, planned, asked, denied or only possible. Only an actual statement may close a stored
  * fact; the others are kept as facts but replace nothing ("thinking about moving to Edinburgh").
  */
-export type Modality = "actual" | "hypothetical" | "future" | "negated" | "question";
+export type Modality = "actual" | "hypothetical" | "future" | "negated" | "question" | "past" | "temporary";
 
 const QUESTION = /\?\s*$|^(?:should|shall|could|would|do|does|did|is|are|am|can|will)\s+(?:i|we)\b/i;
 const HYPOTHETICAL =
@@ -17,6 +17,12 @@ const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|g
 
 // Set phrases that look modal and are not: "if you please", "if you can believe it", "would you believe".
 const IDIOMS = /\b(?:if\s+you\s+(?:please|can\s+believe\s+it|must\s+know)|would\s+you\s+believe(?:\s+it)?|believe\s+it\s+or\s+not|not\s+gonna\s+lie|don['’]?t\s+laugh|no\s+pressure)\b/giu;
+// The past told as the past ("I used to live in Rome", "back in 2010"), and stays that end ("for two weeks").
+const PAST = /\b(?:used\s+to|back\s+(?:when|in\s+(?:the\s+)?(?:\d{2,4}s?|day))|years\s+ago|as\s+a\s+(?:kid|child|teen|teenager|student)|growing\s+up|when\s+I\s+was)\b/i;
+const TEMPORARY =
+  /\b(?:for\s+(?:a|an|one|two|three|four|five|six|a\s+few|\d+)\s+(?:more\s+)?(?:days?|nights?|weeks?|months?)|for\s+(?:a|the)\s+(?:conference|wedding|funeral|holiday|trip|weekend|course|festival)|on\s+(?:holiday|vacation|a\s+trip)|visiting|stint|layover|stuck\s+in)\b/i;
+// A change told in the progressive with no time is a plan: "Starting at HSBC on Monday!", "I'm moving to Bath".
+const PLANNED = /^(?:starting|moving|relocating|joining|leaving)\b|\b(?:am|are|I['’]m|we['’]re)\s+(?:starting|moving|relocating|joining)\b/i;
 const ENDED = /\b(?:any\s?more|no\s+longer)\b/i;
 // "may" in lower case only: "in May" is a month.
 const MAY = /\bmay\b/;
@@ -28,6 +34,9 @@ export function modalityOf(sentence: string): Modality {
   // "not together any more", "no longer at Acme": a denial of the past is a change, not a denial.
   if (NEGATED.test(s) && !/\b(?:not|never)\s+(?:only|just)\b/i.test(s) && !ENDED.test(s)) return "negated";
   if (HYPOTHETICAL.test(s) || MAY.test(s)) return "hypothetical";
+  if (PAST.test(s)) return "past";
+  if (TEMPORARY.test(s)) return "temporary";
+  if (PLANNED.test(s)) return "future";
   if (FUTURE.test(s) && !(DONE.test(s) && !/\b(?:will|going\s+to|gonna|plan\w*)\b/i.test(s))) return "future";
   return "actual";
 }

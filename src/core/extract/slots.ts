@@ -196,7 +196,10 @@ export function isSelf(subject: string, selfNames: readonly string[]): boolean {
 
 /** Two values of a slot agree when equal or one contains the other ("paris" / "paris, france"). */
 export function sameValue(a: string, b: string): boolean {
-  return a === b || a.includes(b) || b.includes(a);
+  if (a === b) return true;
+  // Whole words only: "alex" is not "alexandra".
+  const within = (x: string, y: string) => y !== "" && new RegExp(`(?:^|[^\\p{L}\\p{N}])${y.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:$|[^\\p{L}\\p{N}])`, "u").test(x);
+  return within(a, b) || within(b, a);
 }
 
 /**
