@@ -53,7 +53,7 @@ const V = `(?<v>${NAMED}|${WORDS})`;
 const ROLE = "(?<v>[\\p{L}'’-]+(?:\\s+[\\p{L}'’-]+){0,3})";
 const SPEAKER_OBJ = "(?:me|us)";
 
-const MOVE = "(?:moved|moving|relocated|relocating|shifted|headed|went|gone|emigrated|made\\s+it|upped\\s+sticks|settled|transferred|posted|stationed|ended\\s+up)";
+const MOVE = "(?:moved|moving|relocated|relocating|shifted|headed|emigrated|made\\s+it|upped\\s+sticks|settled|transferred|posted|stationed|ended\\s+up)";
 const LEAVE_JOB = "(?:left|quit|quitting|leaving|packed\\s+in|escaped|walked\\s+away\\s+from|resigned\\s+from|took\\s+the\\s+redundancy\\s+from|gave\\s+up|done\\s+with|finished\\s+(?:up\\s+)?at|last\\s+day\\s+at)";
 const JOIN = "(?:joined|joining|join|started\\s+(?:work(?:ing)?\\s+)?(?:at|with)|start(?:ed|ing)?\\s+at|hired\\s+(?:by|at)|taken\\s+on\\s+(?:by|at)|got\\s+on\\s+at|signed\\s+(?:on\\s+)?with|(?:went|moved|switched|gone)\\s+over\\s+to|switched\\s+to|been\\s+at|(?:now\\s+)?(?:work(?:ing)?|employed)\\s+(?:at|for|by)|\\w+ing\\s+for|doing\\s+\\w+\\s+at|job\\s+(?:at|with))";
 
@@ -112,10 +112,12 @@ const FRAMES: Frame[] = [
   { slot: "job", re: new RegExp(`\\b(?:doing|do)\\s+(?<v>[\\p{L}-]+(?:\\s+[\\p{L}-]+){0,2})\\s+now\\b`, "gu"), arg: "role" },
   { slot: "job", re: new RegExp(`^(?:now\\s+|currently\\s+)?(?:an?\\s+)?${ROLE}\\s+now\\b`, "giu"), arg: "role", fragment: true },
   { slot: "job", re: /\b(?:retired|retiring)\b/giu, arg: "fixed", value: "retired" },
+  { slot: "job", re: new RegExp(`\\b(?:now|I(?:\\s+am)?)\\s+(?:now\\s+)?(?<v>(?:teaching|coaching|nursing|driving|cooking|writing|designing|training|tutoring|consulting)(?:\\s+[\\p{L}-]+)?)`, "giu"), arg: "role" },
   // relationship
   { slot: "relationship", re: /\b(?:tied\s+the\s+knot|gots?\s+hitched|gots?\s+married|(?:were|are|am|just|now)\s+married|married\s+(?:now|at|in|on|last|this|as\s+of|since)|(?:I|we)\s+married|mr\s+and\s+mrs|nikah\s+done|said\s+(?:I|we)\s+do|wedding\s+was)\b/giu, arg: "fixed", value: "married" },
   { slot: "relationship", re: /\b(?:is|['’]s)\s+my\s+(?:wife|husband)\s+now\b|\bmy\s+(?:wife|husband)\s+now\b|\bmr\s+(?:and|&)\s+mrs\b/giu, arg: "fixed", value: "married", anyActor: true },
-  { slot: "relationship", re: /\bmarried\s+to\b|^married\b/giu, arg: "fixed", value: "married" },
+  { slot: "relationship", re: /\bmarried\s+to\b|^married\b|\ba\s+married\s+(?:woman|man|person|lady|couple)\b/giu, arg: "fixed", value: "married" },
+  { slot: "relationship", re: /\ba\s+divorced\s+(?:woman|man|person|lady|dad|mum|mom)\b/giu, arg: "fixed", value: "divorced" },
   { slot: "relationship", re: /^single\b|\ba\s+single\s+(?:dad|mum|mom|parent|father|mother)\b/giu, arg: "fixed", value: "single" },
   { slot: "relationship", re: /\b(?:have|has|had)\s+been\s+(?:dating|seeing\s+each\s+other|together)\b|\bhave\s+(?:a\s+)?(?:boyfriend|girlfriend)\b|\b(?:are|am)\s+(?:properly\s+)?(?:going\s+out|together)\b/giu, arg: "fixed", value: "in a relationship" },
   { slot: "relationship", re: /\b(?:I|we)\s+said\s+yes\b/gu, arg: "fixed", value: "engaged", anyActor: true },
@@ -136,6 +138,7 @@ const FRAMES: Frame[] = [
   { slot: "name", re: new RegExp(`\\b(?:[Ii]t\\s+is|[Ii]ts|[Ii]t['’]s)\\s+(?:Mrs?\\s+|Ms\\s+|Dr\\s+)?(?<v>${CAP}(?:\\s+${CAP}){0,2}|\\p{Ll}[\\p{L}'’-]+)\\s+(?:now|on\\s+everything|from\\s+now|officially)\\b`, "gu"), arg: "name", anyActor: true },
   { slot: "name", re: new RegExp(`\\b(?:back\\s+to|reverted\\s+to\\s+(?:my\\s+)?(?:maiden\\s+name,?\\s+)?|use\\s+my\\s+[\\p{L}]+\\s+name,?)\\s*(?<v>${CAP}(?:\\s+${CAP})?)`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`^(?<v>${CAP}(?:\\s+${CAP})?)\\s+(?:now|on\\s+(?:all\\s+)?(?:the\\s+)?(?:forms|everything|my\\s+\\w+))\\b`, "gu"), arg: "name", fragment: true },
+  { slot: "name", re: new RegExp(`\\b(?:Mrs|Mr|Ms|Miss|Dr)\\.?\\s+(?<v>${CAP}(?:\\s+${CAP})?)\\s+(?:now|from\\s+now|officially)\\b`, "gu"), arg: "name" },
   // states a stored fact holds (first turns): "Name's Mike Brennan", "I'm Tobias", "Gareth Price here"
   { slot: "name", re: new RegExp(`(?:^|\\b[Mm]y\\s+)(?:[Nn]ame\\s+is|[Nn]ame['’]s)\\s+(?<v>${CAP}(?:\\s+${CAP}){0,2})`, "gu"), arg: "name", anyActor: true },
   { slot: "name", re: new RegExp(`^(?:I\\s+am|this\\s+is)\\s+(?<v>(?:Mrs?\\s+|Ms\\s+|Dr\\s+)?\\p{L}[\\p{L}'’-]*(?:\\s+${CAP}){0,2})(?=\\s*(?:[,.!;]|$|and\\b))`, "gu"), arg: "name", anyActor: true },

@@ -21,7 +21,7 @@ export function capitaliseI(text: string): string {
 
 // A user turn that starts with a past-tense verb speaks of the speaker: "Left Tesco, joined Sainsbury's".
 const IMPLIED_SPEAKER_VERB =
-  /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially)\b/i;
+  /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially|dating|serving|renting|studying|teaching|single|widowed|separated|retired)\b/i;
 
 /** Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I joined PwC last week"). */
 export function withImpliedSpeaker(sentence: string): string {

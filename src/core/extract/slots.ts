@@ -202,6 +202,16 @@ export function sameValue(a: string, b: string): boolean {
   return within(a, b) || within(b, a);
 }
 
+// Words that make a job title a different job: "analyst" → "senior analyst" is a promotion.
+const RANK = /\b(?:senior|junior|head|lead|chief|principal|deputy|assistant|associate|staff|trainee|apprentice|manager|director|supervisor|partner)\b/;
+
+/** A job title that adds or drops a rank word on the other ("analyst" / "senior analyst"). */
+function promoted(a: string, b: string): boolean {
+  if (a === b) return false;
+  const extra = (x: string, y: string) => x.replace(y, " ").trim();
+  return (b.includes(a) && RANK.test(extra(b, a))) || (a.includes(b) && RANK.test(extra(a, b)));
+}
+
 /**
  * The slots where `next` gives the speaker a new value that `stored` contradicts: non-empty means
  * `next` supersedes `stored`. Only the speaker's own slots count, never someone else's.
@@ -216,7 +226,7 @@ export function conflictingSlots(next: readonly SlotValue[], stored: readonly Sl
     if (n.ended) {
       // "Left Tesco" closes the fact that holds Tesco, unless the same text names it again as current.
       if (olds.some((o) => sameValue(o.value, n.value)) && !stated.some((x) => x.slot === n.slot && !x.ended && sameValue(x.value, n.value))) conflicts.add(n.slot);
-    } else if (olds.length > 0 && olds.every((o) => !sameValue(o.value, n.value))) {
+    } else if (olds.length > 0 && olds.every((o) => !sameValue(o.value, n.value) || (n.slot === "job" && promoted(o.value, n.value)))) {
       conflicts.add(n.slot);
     }
   }
