@@ -25,6 +25,40 @@ export interface SpeakerEvent extends SlotValue {
   shown: string;
 }
 
+// compromise parses are the cost of the grammar: each distinct text is parsed once (bounded memo).
+const MEMO_LIMIT = 4000;
+function memo<T>(fn: (text: string) => T): (text: string) => T {
+  const cache = new Map<string, T>();
+  return (text: string) => {
+    const hit = cache.get(text);
+    if (hit !== undefined || cache.has(text)) return hit as T;
+    const value = fn(text);
+    if (cache.size >= MEMO_LIMIT) cache.delete(cache.keys().next().value as string);
+    cache.set(text, value);
+    return value;
+  };
+}
+
+interface Parse {
+  first: { text: string; tags: string[] } | undefined;
+  tags: string[];
+  hasVerb: boolean;
+  places: boolean;
+  people: boolean;
+}
+
+const parse = memo((text: string): Parse => {
+  const doc = nlp(text);
+  const terms = (doc.json({ terms: { tags: true, text: true } }) as { terms: { text: string; tags: string[] }[] }[]).flatMap((x) => x.terms);
+  return {
+    first: terms[0],
+    tags: terms.flatMap((t) => t.tags),
+    hasVerb: doc.verbs().length > 0,
+    places: (doc.places().out("array") as string[]).length > 0,
+    people: (doc.people().out("array") as string[]).length > 0,
+  };
+});
+
 /** Who a clause is about. */
 export type Actor = "speaker" | "other" | "unknown";
 
@@ -179,12 +213,13 @@ export function actorOf(clause: string, selfNames: readonly string[], previous: 
   if (SPEAKER_SUBJECT.test(c)) return "speaker";
   for (const n of selfNames) if (n !== "" && new RegExp(`^${escape(n)}(?:['’]s)?\\b`, "iu").test(c)) return "speaker";
   if (OTHER_SUBJECT.test(c)) return "other";
-  const first = (nlp(c).json({ terms: { tags: true, text: true } }) as { terms: { text: string; tags: string[] }[] }[])[0]?.terms[0];
+  const parsed = parse(c);
+  const first = parsed.first;
   if (!first) return previous ?? "speaker";
   // A clause opening with a verb or an adverb continues the last actor, or is the implied speaker.
   const continued: Actor = previous === "other" ? "other" : "speaker";
   if (first.tags.includes("Verb") || first.tags.includes("Adverb") || /ed$/i.test(first.text)) return continued;
-  const hasVerb = nlp(c).verbs().length > 0;
+  const hasVerb = parsed.hasVerb;
   // A noun phrase alone is a fragment of the speaker's ("Backend dev.", "Malmö now", "Dlamini on all the forms now").
   if (!hasVerb) return continued;
   // Someone or something named ("Rhys has moved to Cardiff", "Marco proposed") is not the speaker.
@@ -224,7 +259,7 @@ const ROLE_STOP = /\s+(?:at|for|in|with|on|from|and|but|now|since|when|after|bec
 const NOT_ROLE = /^(?:bit|lot|little|mess|fan|mum|mom|dad|mate|bro|love|babe|lad|guy|girl|someone|somebody|everyone|single|widow(?:er)?|married|engaged|divorced|parisian|local|new\s+person|different\s+person|happy|good|great|fine|same)\b/i;
 
 function knownPlace(text: string): boolean {
-  return (nlp(text).places().out("array") as string[]).length > 0;
+  return parse(text).places;
 }
 
 function isCapitalised(text: string): boolean {
@@ -262,7 +297,7 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
       v = v.replace(/['’]s\b.*$/u, "");
       if (v === "" || /^(?:a|an|and|or|my|our|his|her|the|it|that|this|work|home|bed|school|uni|there|here|first|last|same|new|everything|weekends?|nights?|days?|christmas|easter|night|least)$/i.test(v)) return null;
       // "with Leila" is a person, not an employer.
-      if (frame.arg === "org" && !frame.ended && new RegExp(`\\bwith\\s+${escape(raw.trim())}`, "u").test(clause) && (nlp(v).people().out("array") as string[]).length > 0) return null;
+      if (frame.arg === "org" && !frame.ended && new RegExp(`\\bwith\\s+${escape(raw.trim())}`, "u").test(clause) && parse(v).people) return null;
       const place = knownPlace(v);
       if (frame.arg === "orgOrPlace") {
         if (place) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };
@@ -283,7 +318,7 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
       if (v === "" || NOT_ROLE.test(v)) return null;
       if (frame.fragment || frame.strictRole) {
         // A fragment is a job only when compromise reads an occupation in it ("Engineering manager now.").
-        const tags = (nlp(v).json({ terms: { tags: true } }) as { terms: { tags: string[] }[] }[]).flatMap((s) => s.terms.flatMap((t) => t.tags));
+        const tags = parse(v).tags;
         if (!tags.includes("Actor") && !OCCUPATION_HEAD.test(v)) return null;
       }
       return { slot: "job", value: normalise(v), shown: shownOf(v) };
@@ -292,8 +327,7 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
       if (/^(?:wife|husband)$/i.test(v)) return { slot: "name", value: "a new surname" };
       if (/^(?:I|It|The|A|My|Our|Mrs?|Ms|Dr|Mr)$/u.test(v) || (frame.fragment && knownPlace(v))) return null;
       if (!isCapitalised(v)) {
-        const people = nlp(v).people().out("array") as string[];
-        if (people.length === 0) return null;
+        if (!parse(v).people) return null;
       }
       return { slot: "name", value: normalise(v.replace(/^(?:Mrs?|Ms|Dr)\s+/u, "")), shown: shownOf(v.replace(/^(?:Mrs?|Ms|Dr)\s+/u, "")) };
     }
@@ -358,7 +392,7 @@ export function speakerEvents(sentence: string, selfNames: readonly string[]): S
 function lowerFirstWord(clause: string): string {
   const m = /^(\p{Lu}\p{Ll}+)\b/u.exec(clause);
   if (!m) return clause;
-  const tags = (nlp(clause).json({ terms: { tags: true } }) as { terms: { tags: string[] }[] }[])[0]?.terms[0]?.tags ?? [];
+  const tags = parse(clause).first?.tags ?? [];
   if (tags.some((t) => t === "ProperNoun" || t === "Place" || t === "Person" || t === "Organization" || t === "Pronoun")) return clause;
   if (!tags.some((t) => ["Verb", "Adverb", "Adjective", "Determiner", "Preposition", "Conjunction"].includes(t))) return clause;
   return m[1].toLowerCase() + clause.slice(m[1].length);
@@ -373,6 +407,15 @@ function stripSelfName(clause: string, selfNames: readonly string[]): string {
 
 /** A stored fact's text as the speaker said it: "Maya said: …" and "Maya is …" read as the speaker's. */
 export function storedSpeakerEvents(text: string, selfNames: readonly string[]): SpeakerEvent[] {
+  return storedMemo(`${selfNames.join("\u0001")}\u0000${text}`);
+}
+
+const storedMemo = memo((key: string): SpeakerEvent[] => {
+  const [names, text] = key.split("\u0000");
+  return readStored(text, names === "" ? [] : names.split("\u0001"));
+});
+
+function readStored(text: string, selfNames: readonly string[]): SpeakerEvent[] {
   let t = text.trim();
   for (const n of selfNames) {
     if (n === "") continue;
