@@ -14,7 +14,8 @@ import { OCCUPATIONS, type SlotName, type SlotValue } from "./slots.js";
  * carries the new value, read with compromise (places, people, occupations). Frames that name
  * the speaker inside them ("X is behind us", "made me head chef", "Layla is my wife now") hold
  * whoever the clause's subject is. Only the speaker's frames are returned, with subject "I".
- * Modality (plans, questions, negation) is decided by `modality.ts` on the whole sentence.
+ * Modality (plans, questions, negation, the past, temporary stays) is decided by `modality.ts`
+ * per clause; a condition ("if …", "when I'm 18 …") makes the clauses after it unreal too.
  */
 
 /** A slot value the speaker's own statement gives, with whether its clause is actual and the value as written. */
