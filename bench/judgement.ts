@@ -60,6 +60,7 @@ if (args.only !== "messages") {
 }
 
 mkdirSync("bench/results", { recursive: true });
-const file = `bench/results/judgement${embedder.mode === "hash" ? "-hash" : ""}.json`;
+// A partial run (--only) writes its own file, so it never replaces the full run's figures.
+const file = `bench/results/judgement${embedder.mode === "hash" ? "-hash" : ""}${args.only ? `-${args.only}` : ""}.json`;
 writeFileSync(file, JSON.stringify(results, null, 2));
 console.log(`\nwrote ${file}`);

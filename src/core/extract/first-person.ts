@@ -21,7 +21,7 @@ export function capitaliseI(text: string): string {
 
 // A user turn that starts with a past-tense verb speaks of the speaker: "Left Tesco, joined Sainsbury's".
 const IMPLIED_SPEAKER_VERB =
-  /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially)\b/i;
+  /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially|dating|serving|renting|studying|teaching|single|widowed|separated|retired)\b/i;
 
 /** Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I joined PwC last week"). */
 export function withImpliedSpeaker(sentence: string): string {
@@ -82,6 +82,7 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Ww])e['’]ve\b/g, "$1e have"],
 ];
 
+const PAST_IRREGULAR = new Set(["got", "did", "had", "was", "were", "went", "made", "took", "left", "met", "lost", "sold", "bought", "found", "gave", "came", "kept", "quit", "split", "moved"]);
 const MODALS = new Set(["can", "cannot", "could", "will", "would", "shall", "should", "may", "might", "must"]);
 const IRREGULAR: Record<string, string> = { am: "is", be: "is", have: "has", do: "does", go: "goes" };
 
@@ -145,7 +146,8 @@ export function toThirdPerson(sentence: string, subject: string): string {
           // "I really enjoy": keep the adverb, conjugate the verb after it.
         } else if (MODALS.has(lower)) {
           pending = false;
-        } else if (t.tags.includes("PastTense")) {
+        } else if (t.tags.includes("PastTense") || t.tags.includes("Gerund") || PAST_IRREGULAR.has(lower)) {
+          // "I got", "I living in Pune" (a chat fragment): no third-person -s.
           pending = false;
           coordinate = true;
         } else if (t.tags.includes("Verb") || lower === "am") {

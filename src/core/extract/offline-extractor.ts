@@ -3,6 +3,7 @@ import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
 import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
+import { actorOf, clausesOf, restatement, type SpeakerEvent, speakerEvents, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
 import { conflictingSlots, findSlots, isSelf, type SlotName, type SlotValue } from "./slots.js";
@@ -87,6 +88,12 @@ function speakerActs(sentence: string, selfNames: readonly string[]): boolean {
   return selfNames.some((n) => sentence.trim().toLowerCase().startsWith(n.toLowerCase()));
 }
 
+/** The actor of a sentence's first clause by the change grammar (the speaker, someone else, or unknown). */
+function sentenceActor(sentence: string, selfNames: readonly string[]) {
+  const [first] = clausesOf(sentence);
+  return first ? actorOf(first, selfNames, null) : "unknown";
+}
+
 /** True for a statement about the speaker by their own name ("Gwen has officially moved to Cardiff!"). */
 function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
   const s = sentence.trim();
@@ -107,7 +114,7 @@ function closedByMeaning(
   selfNames: readonly string[],
 ): string[] {
   const meaning = input.meaning;
-  if (!meaning || !CHANGE.test(sentence) || !speakerActs(sentence, selfNames)) return [];
+  if (!meaning || !CHANGE.test(sentence) || !(speakerActs(sentence, selfNames) || sentenceActor(sentence, selfNames) === "speaker")) return [];
   const newSlots = new Set<SlotName>(mySlots.filter((s) => !s.ended).map((s) => s.slot));
   const meant = meaning.sentences.get(sentence);
   if (meant) newSlots.add(meant);
@@ -141,24 +148,41 @@ function closedByMeaning(
  */
 export function extractOffline(input: OfflineInput): ProposedFact[] {
   const facts: ProposedFact[] = [];
-  const storedSlots = input.storedFacts.map((f) => ({ id: f.id, text: f.text, slots: findSlots(f.text) }));
   for (const message of input.messages) {
     if (message.role !== "user") continue;
     const subject = message.name.trim() !== "" ? message.name.trim() : "the user";
     const selfNames = subject === "the user" ? [] : [subject];
-    for (const sentence of statementSentences(message.content)) {
-      if (firstPersonStatement(sentence) === "none" && !namesSpeaker(sentence, selfNames)) continue;
+    // Stored slots by the patterns and by the change grammar read as this speaker's.
+    const storedSlots = input.storedFacts.map((f) => ({ id: f.id, text: f.text, slots: [...findSlots(f.text), ...storedSpeakerEvents(f.text, selfNames)] }));
+    const sentences = statementSentences(message.content);
+    const eventsOf = new Map(sentences.map((s) => [s, speakerEvents(s, selfNames)] as const));
+    // The turn's new values: a sentence that only leaves a value ("Left Stockholm.") is restated with
+    // the value the same turn moves to ("Malmö now."), so either fact answers "where does she live".
+    const turnNew = [...eventsOf.values()].flat().filter((e) => e.actual && !e.ended);
+    for (const sentence of sentences) {
+      // The speaker's life events and states by the change grammar (also in fragments with no subject).
+      const events = eventsOf.get(sentence) ?? [];
+      const statement = firstPersonStatement(sentence) !== "none" || namesSpeaker(sentence, selfNames);
+      if (!statement && (events.length === 0 || modalityOf(sentence) === "question")) continue;
       const dates = findDates(sentence, input.observedAt);
-      const text = absoluteDates(toThirdPerson(sentence, subject), dates);
+      const said = absoluteDates(toThirdPerson(sentence, subject), dates);
+      // Only the speaker's actual events count; their plain restatement lets the fact stand alone.
+      const live = events.filter((e) => e.actual);
+      const leftSlots = new Set(live.filter((e) => e.ended).map((e) => e.slot));
+      const movedTo: SpeakerEvent[] = turnNew.filter((e) => leftSlots.has(e.slot) && !live.some((x) => x.slot === e.slot && !x.ended));
+      const plain = restatement([...live, ...movedTo], subject, said);
+      const text = plain === "" ? said : `${said.replace(/\s*$/u, "")} (${plain})`;
       // Slots from the fact and from the sentence as the speaker said it ("we moved", "me n Funmi got married").
-      const slots: SlotValue[] = [...findSlots(text), ...findSlots(speakerView(sentence))];
+      const slots: SlotValue[] = [...findSlots(said), ...findSlots(speakerView(sentence)), ...live];
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
       if (!keepForStrategies(cls.factType, input.strategies)) continue;
       // Only what is so now replaces a stored fact: not a plan, a wish, a question or a denial.
+      // The patterns need the whole sentence actual; the change grammar judges each clause.
       const actual = modalityOf(sentence) === "actual";
-      const byRules = actual ? storedSlots.filter((s) => conflictingSlots(slots, s.slots, selfNames).length > 0).map((s) => s.id) : [];
+      const next = actual ? slots : live;
+      const byRules = storedSlots.filter((s) => conflictingSlots(next, s.slots, selfNames).length > 0).map((s) => s.id);
       const mine = slots.filter((s) => isSelf(s.subject, selfNames));
       const byMeaning = actual ? closedByMeaning(sentence, mine, storedSlots, input, selfNames) : [];
       const supersedes = [...new Set([...byRules, ...byMeaning])];

@@ -29,7 +29,8 @@ const STOP = "for|and|with|because|since|but|so|in|on|at|as|last|this|next|from|
 const PHRASE = `((?:the\\s+|an?\\s+)?[\\p{L}\\p{N}'’&.-]+(?:\\s+(?!(?:${STOP})\\b)[\\p{L}\\p{N}'’&.-]+){0,5})`;
 const PLACE = `((?:the\\s+)?\\p{Lu}[\\p{L}'’.-]*(?:\\s+(?:of\\s+|de\\s+)?\\p{Lu}[\\p{L}'’.-]*){0,4})`;
 
-const OCCUPATIONS =
+/** Occupation words the job patterns know (a regex alternation). */
+export const OCCUPATIONS =
   "nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|psychologist|teacher|professor|lecturer|tutor|student|engineer|developer|programmer|designer|architect|manager|shift manager|store manager|head of [\\p{L}]+|team lead|lead|supervisor|partner|principal|florist|paramedic|midwife|carer|retiree|illustrator|animator|courier|postman|postdoc|phd student|sergeant|ambassador|sales assistant|shop assistant|teaching assistant|bus driver|van driver|delivery driver|analyst|scientist|researcher|consultant|accountant|lawyer|attorney|solicitor|paralegal|chef|cook|baker|waiter|waitress|barista|bartender|pilot|driver|mechanic|electrician|plumber|carpenter|builder|farmer|journalist|writer|author|editor|photographer|artist|painter|musician|singer|actor|actress|dancer|firefighter|paramedic|police officer|officer|soldier|veterinarian|vet|librarian|cashier|clerk|receptionist|secretary|salesperson|recruiter|banker|economist|entrepreneur|founder|freelancer|intern|nanny|caregiver|social worker|cleaner|janitor|technician|administrator|coordinator|director|executive|ceo|cto|cfo|product manager|data scientist|data engineer|software engineer|web developer";
 const OCCUPATION_PHRASE = `((?:[\\p{L}-]+\\s+){0,2}?(?:${OCCUPATIONS}))\\b`;
 
@@ -176,7 +177,8 @@ export function findSlots(text: string): SlotValue[] {
       }
       // "We got married", "we moved to Leeds": the speaker's own status and home.
       if ((h.pattern.slot === "relationship" || h.pattern.slot === "lives_in") && /^we$/i.test(subject)) subject = "I";
-      if (subject !== "") lastSubject = subject;
+      // "my husband" names the speaker's status, not the actor of what follows ("my husband quit X and joined Y").
+      if (subject !== "" && !(h.pattern.slot === "relationship" && h.nameSubject)) lastSubject = subject;
       const repeat = out.some((o) => o.slot === h.pattern.slot && o.value === h.value && o.subject === subject && !o.ended === !h.pattern.ends);
       if (h.value !== "" && !repeat) out.push({ slot: h.pattern.slot, value: h.value, subject, ...(h.pattern.ends ? { ended: true } : {}) });
     }
@@ -194,7 +196,20 @@ export function isSelf(subject: string, selfNames: readonly string[]): boolean {
 
 /** Two values of a slot agree when equal or one contains the other ("paris" / "paris, france"). */
 export function sameValue(a: string, b: string): boolean {
-  return a === b || a.includes(b) || b.includes(a);
+  if (a === b) return true;
+  // Whole words only: "alex" is not "alexandra".
+  const within = (x: string, y: string) => y !== "" && new RegExp(`(?:^|[^\\p{L}\\p{N}])${y.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:$|[^\\p{L}\\p{N}])`, "u").test(x);
+  return within(a, b) || within(b, a);
+}
+
+// Words that make a job title a different job: "analyst" → "senior analyst" is a promotion.
+const RANK = /\b(?:senior|junior|head|lead|chief|principal|deputy|assistant|associate|staff|trainee|apprentice|manager|director|supervisor|partner)\b/;
+
+/** A job title that adds or drops a rank word on the other ("analyst" / "senior analyst"). */
+function promoted(a: string, b: string): boolean {
+  if (a === b) return false;
+  const extra = (x: string, y: string) => x.replace(y, " ").trim();
+  return (b.includes(a) && RANK.test(extra(b, a))) || (a.includes(b) && RANK.test(extra(a, b)));
 }
 
 /**
@@ -211,7 +226,7 @@ export function conflictingSlots(next: readonly SlotValue[], stored: readonly Sl
     if (n.ended) {
       // "Left Tesco" closes the fact that holds Tesco, unless the same text names it again as current.
       if (olds.some((o) => sameValue(o.value, n.value)) && !stated.some((x) => x.slot === n.slot && !x.ended && sameValue(x.value, n.value))) conflicts.add(n.slot);
-    } else if (olds.length > 0 && olds.every((o) => !sameValue(o.value, n.value))) {
+    } else if (olds.length > 0 && olds.every((o) => !sameValue(o.value, n.value) || (n.slot === "job" && promoted(o.value, n.value)))) {
       conflicts.add(n.slot);
     }
   }
