@@ -156,7 +156,7 @@ try {
   );
   // Every completed compaction of `memories` after ingest, from the server's log.
   const compactions = server.logs
-    .filter((l) => l.msg === "table maintained" && String(l.table).startsWith("memories__") && Number(l.time) >= startEpoch)
+    .filter((l) => l.msg === "table maintained" && /^memories(\.s\d+of\d+)?__/.test(String(l.table)) && Number(l.time) >= startEpoch)
     .map((l) => ({ at: (Number(l.time) - startEpoch) / 1000, ms: Number(l.millis), before: Number(l.fragmentsBefore), after: Number(l.fragmentsAfter) }));
   printTable(
     "compactions of memories after ingest (from the server log)",
