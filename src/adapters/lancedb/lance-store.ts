@@ -300,7 +300,8 @@ export class LanceStore implements Store {
 
   /** How a `ShardedCollection` reaches the shard tables of a tenant's kind. */
   private shardTables<T extends Keyed>(tenant: string, kind: TableKind<T>, count: number): ShardTables<T> {
-    const name = (index: number) => tableName(kind.name, tenant, { index, count });
+    const names = Array.from({ length: count }, (_, index) => tableName(kind.name, tenant, { index, count }));
+    const name = (index: number) => names[index];
     const layerOf = (n: string, engine: LanceCollection<T>) => (this.layers.get(n) as CachedCollection<T, LanceCollection<T>> | undefined) ?? engine;
     return {
       count,
