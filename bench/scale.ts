@@ -120,11 +120,16 @@ function watchTables(server: ServerProcess, data: string) {
  */
 async function settle(server: ServerProcess, data: string, fromLog: number, timeoutMs: number): Promise<number> {
   const start = performance.now();
-  const idleSince = (from: number) => server.logs.slice(from).filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained" || l.msg === "vector index built").at(-1)?.msg === "maintenance idle";
+  const fromTime = Date.now();
+  // The last maintenance line since ingest is "idle"; or there was none and two periods passed.
+  const idle = () => {
+    const lines = server.logs.slice(fromLog).filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained" || l.msg === "vector index built");
+    return lines.length === 0 ? Date.now() - fromTime >= 2 * MAINTENANCE_SECONDS * 1000 : lines.at(-1)?.msg === "maintenance idle";
+  };
   while (since(start) < timeoutMs) {
     const stats = await tableStats(data);
-    const over = Object.values(stats).some((k) => k.maxSmall >= SMALL_FRAGMENT_THRESHOLD);
-    if (!over && idleSince(fromLog)) break;
+    const busy = Object.values(stats).some((k) => k.maxSmall >= SMALL_FRAGMENT_THRESHOLD || k.awaitingVectorIndex > 0);
+    if (!busy && idle()) break;
     await new Promise((r) => setTimeout(r, 2_000));
   }
   if (since(start) >= timeoutMs) process.stdout.write("maintenance did not settle in time\n");

@@ -10,6 +10,8 @@ export interface KindStats {
   tables: number;
   /** The most small fragments any one table of the kind has (what a compaction threshold is checked against). */
   maxSmall: number;
+  /** Tables of the kind at or over 200,000 rows (the server's default vector-index threshold) without a vector index yet. */
+  awaitingVectorIndex: number;
 }
 
 /** Fragments, versions and rows of the `memories` and `episodes` tables in a data directory, per kind (read through a separate connection). */
@@ -21,7 +23,8 @@ export async function tableStats(dir: string): Promise<Record<string, KindStats>
     if (kind !== "memories" && kind !== "episodes") continue;
     const table = await db.openTable(name);
     const stats = await table.stats();
-    const sum = (out[kind] ??= { rows: 0, fragments: 0, small: 0, versions: 0, tables: 0, maxSmall: 0 });
+    const sum = (out[kind] ??= { rows: 0, fragments: 0, small: 0, versions: 0, tables: 0, maxSmall: 0, awaitingVectorIndex: 0 });
+    if (stats.numRows >= 200_000 && !(await table.listIndices()).some((i) => i.columns.includes("vector"))) sum.awaitingVectorIndex++;
     sum.rows += stats.numRows;
     sum.fragments += stats.fragmentStats.numFragments;
     sum.small += stats.fragmentStats.numSmallFragments;
