@@ -7,11 +7,16 @@
  *   npm run bench:scale -- --sizes 100000 --per-user 100  # 100k over 1,000 users
  *   npm run bench:scale -- --sizes 100000 --hot-rows-mb 0 --restart-only  # the engine path alone (no row cache)
  *
- * Per size: ingest through RememberBatch → raw baseline table built (compacted and indexed, the
- * engine at its best) → maintenance settled → recall for uniformly random end-users (sequential;
- * most are not in the hot-row cache once the table outgrows its budget) → the same after a server
- * restart (nobody held: every first recall of a user takes the cold path). Prints a table and
- * writes bench/results/scale.json.
+ * Per size: ingest through RememberBatch → raw baseline table built (ONE unsharded table, compacted
+ * and indexed, the engine at its best) → recall for uniformly random end-users right away
+ * ("after ingest"; sequential; most are not in the hot-row cache once the table outgrows its
+ * budget) → maintenance settled (a pass found nothing to do, and every `memories`/`episodes`
+ * table is under the compaction threshold) → the same again ("settled") → the same after a server
+ * restart (nobody held: every first recall of a user takes the cold path). Meanwhile the data
+ * directory is sampled every 2 s: when the tables came back under the small-fragment threshold
+ * after ingest, and the server's peak RSS. Compactions are read from the server log (count, time,
+ * table bytes per pass: LanceDB 0.31 rewrites every fragment under its 1M-row target, so a pass
+ * rewrites at most the table's bytes). Prints tables and writes bench/results/scale.json.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,6 +28,12 @@ import { ingestUsers } from "./support/ingest.js";
 import { openRawLance, type RawLance } from "./support/raw-lance.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
+import { tableStats } from "./support/table-stats.js";
+
+/** The server's compaction threshold (small fragments per table, `MaintenanceOptions.smallFragments`). */
+const SMALL_FRAGMENT_THRESHOLD = 24;
+/** The bench server's maintenance period (seconds). */
+const MAINTENANCE_SECONDS = 5;
 
 const { values: args } = parseArgs({
   options: {
@@ -68,14 +79,82 @@ async function cacheCounters(server: ServerProcess): Promise<Record<string, numb
   return out;
 }
 
-/** Waits until a maintenance pass finds nothing left to do (or the timeout passes). */
-async function settle(server: ServerProcess, timeoutMs: number): Promise<number> {
+/**
+ * Samples the data directory every 2 s from the end of ingest: the most small fragments any one
+ * `memories`/`episodes` table has, when that first fell under the compaction threshold, and the
+ * server's peak RSS.
+ */
+function watchTables(server: ServerProcess, data: string) {
+  const started = performance.now();
+  const samples: { s: number; maxSmall: number; tables: number; fragments: number }[] = [];
+  let underAt: number | null = null;
+  let peakRss = server.rssMiB();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      peakRss = Math.max(peakRss, server.rssMiB());
+      const stats = await tableStats(data).catch(() => null);
+      if (stats) {
+        const kinds = Object.values(stats);
+        const maxSmall = Math.max(0, ...kinds.map((k) => k.maxSmall));
+        const s = since(started) / 1000;
+        samples.push({ s, maxSmall, tables: kinds.reduce((n, k) => n + k.tables, 0), fragments: kinds.reduce((n, k) => n + k.fragments, 0) });
+        if (underAt === null && maxSmall < SMALL_FRAGMENT_THRESHOLD) underAt = s;
+        if (underAt !== null && maxSmall >= SMALL_FRAGMENT_THRESHOLD) underAt = null; // back over: not settled yet
+      }
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  })();
+  return {
+    get underAt() {
+      return underAt;
+    },
+    get peakRss() {
+      return Math.max(peakRss, server.rssMiB());
+    },
+    samples,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/**
+ * Waits until maintenance is truly idle: a pass after `fromLog` found nothing to do, and no table
+ * is over the small-fragment threshold (a vector index build runs beside the passes, so an idle
+ * pass alone does not prove it ended; with shards under `AGENTMEM_VECTOR_INDEX_ROWS` none starts).
+ */
+async function settle(server: ServerProcess, data: string, fromLog: number, timeoutMs: number): Promise<number> {
   const start = performance.now();
-  const last = server.logs.filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained").at(-1);
-  if (last?.msg !== "maintenance idle") {
-    await server.waitForLog((l) => l.msg === "maintenance idle", timeoutMs).catch(() => process.stdout.write("maintenance did not report idle in time\n"));
+  const fromTime = Date.now();
+  // The last maintenance line since ingest is "idle"; or there was none and two periods passed.
+  const idle = () => {
+    const lines = server.logs.slice(fromLog).filter((l) => l.msg === "maintenance idle" || l.msg === "table maintained" || l.msg === "vector index built");
+    return lines.length === 0 ? Date.now() - fromTime >= 2 * MAINTENANCE_SECONDS * 1000 : lines.at(-1)?.msg === "maintenance idle";
+  };
+  while (since(start) < timeoutMs) {
+    const stats = await tableStats(data);
+    const busy = Object.values(stats).some((k) => k.maxSmall >= SMALL_FRAGMENT_THRESHOLD || k.awaitingVectorIndex > 0);
+    if (!busy && idle()) break;
+    await new Promise((r) => setTimeout(r, 2_000));
   }
+  if (since(start) >= timeoutMs) process.stdout.write("maintenance did not settle in time\n");
   return since(start) / 1000;
+}
+
+/** Compactions the server logged since `fromLog`: count, optimize seconds, table bytes per pass. */
+function compactions(server: ServerProcess, fromLog: number) {
+  const runs = server.logs.slice(fromLog).filter((l) => l.msg === "table maintained");
+  const bytes = runs.map((l) => Number(l.tableBytes ?? 0));
+  return {
+    count: runs.length,
+    optimizeSeconds: runs.reduce((n, l) => n + Number(l.millis ?? 0), 0) / 1000,
+    maxOptimizeSeconds: Math.max(0, ...runs.map((l) => Number(l.millis ?? 0))) / 1000,
+    tableBytesSum: bytes.reduce((a, b) => a + b, 0),
+    maxTableBytes: Math.max(0, ...bytes),
+    vectorIndexes: server.logs.slice(fromLog).filter((l) => l.msg === "vector index built").length,
+  };
 }
 
 /**
@@ -113,22 +192,39 @@ async function run(size: number, perUser: number, queries: number, k: number) {
   const root = await mkdtemp(join(tmpdir(), "agentmem-bench-scale-"));
   const data = join(root, "server");
   process.stdout.write(`\n== ${size} memories: ${users} users × ${perUser} (data in ${root})\n`);
-  const env = { AGENTMEM_MAINTENANCE_SECONDS: "5", ...(args["hot-rows-mb"] === undefined ? {} : { AGENTMEM_HOT_ROWS_MB: args["hot-rows-mb"] }) };
+  const env = { AGENTMEM_MAINTENANCE_SECONDS: String(MAINTENANCE_SECONDS), ...(args["hot-rows-mb"] === undefined ? {} : { AGENTMEM_HOT_ROWS_MB: args["hot-rows-mb"] }) };
   let server = await startServerProcess({ data, env });
   try {
     const loaded = await ingestUsers(memoryClient(server.url), users, perUser);
+    const ingestEndLog = server.logs.length;
+    const watch = watchTables(server, data);
     const rssAfterIngest = server.rssMiB();
     process.stdout.write(`ingested ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s (${Math.round(loaded.rowsPerSecond)} rows/s), RSS ${rssAfterIngest} MiB\n`);
     const raw = await buildRaw(join(root, "raw"), users, perUser);
-    const settleSeconds = await settle(server, 600_000);
     const phases: Phase[] = args["restart-only"] ? [] : [await measure("after ingest", server, raw, users, queries, k, 99)];
+    const settleSeconds = await settle(server, data, ingestEndLog, 900_000);
+    if (!args["restart-only"]) phases.push(await measure("settled", server, raw, users, queries, k, 149));
+    await watch.stop();
+    const underThresholdSeconds = watch.underAt;
+    const maintenance = compactions(server, ingestEndLog);
+    const tablesAfter = await tableStats(data);
+    process.stdout.write(
+      `fragments under the threshold ${underThresholdSeconds === null ? "never" : `${underThresholdSeconds.toFixed(0)} s`} after ingest; ` +
+        `${maintenance.count} compactions (${maintenance.optimizeSeconds.toFixed(1)} s, longest ${maintenance.maxOptimizeSeconds.toFixed(1)} s, ` +
+        `≤ ${(maintenance.tableBytesSum / 2 ** 20).toFixed(0)} MiB rewritten, ≤ ${(maintenance.maxTableBytes / 2 ** 20).toFixed(0)} MiB per pass), ` +
+        `${maintenance.vectorIndexes} vector indexes; peak RSS ${watch.peakRss} MiB\n`,
+    );
     const rss = server.rssMiB();
+    const peakRssMiB = watch.peakRss;
     await server.stop();
     server = await startServerProcess({ data, env });
     phases.push(await measure("after restart", server, raw, users, queries, k, 199));
     const rssRestarted = server.rssMiB();
     raw.close();
-    return { size, users, perUser, ingest: loaded, settleSeconds, rssAfterIngestMiB: rssAfterIngest, rssMiB: rss, rssRestartedMiB: rssRestarted, phases };
+    return {
+      size, users, perUser, ingest: loaded, settleSeconds, underThresholdSeconds, maintenanceSeconds: MAINTENANCE_SECONDS, maintenance, tables: tablesAfter,
+      fragmentSamples: watch.samples, rssAfterIngestMiB: rssAfterIngest, rssMiB: rss, peakRssMiB, rssRestartedMiB: rssRestarted, phases,
+    };
   } finally {
     await server.stop();
     if (!args.keep) await rm(root, { recursive: true, force: true });
@@ -154,8 +250,25 @@ printTable(
       "cold reads": p.cache.cold_reads,
       "reads/recall": p.readsPerRecall,
       "cache hits": p.cache.hits,
-      "RSS MiB": p.phase === "after ingest" ? r.rssMiB : r.rssRestartedMiB,
+      "RSS MiB": p.phase === "after restart" ? r.rssRestartedMiB : r.rssMiB,
     })),
   ),
+);
+printTable(
+  "maintenance after ingest (shard tables of memories + episodes)",
+  runs.map((r) => ({
+    memories: r.size,
+    tables: Object.values(r.tables).reduce((n, k) => n + k.tables, 0),
+    "s to under threshold": r.underThresholdSeconds ?? NaN,
+    "maintenance period s": r.maintenanceSeconds,
+    "s to settled": r.settleSeconds,
+    compactions: r.maintenance.count,
+    "optimize s": r.maintenance.optimizeSeconds,
+    "longest optimize s": r.maintenance.maxOptimizeSeconds,
+    "MiB rewritten (≤)": r.maintenance.tableBytesSum / 2 ** 20,
+    "MiB per pass (≤)": r.maintenance.maxTableBytes / 2 ** 20,
+    "vector indexes": r.maintenance.vectorIndexes,
+    "peak RSS MiB": r.peakRssMiB,
+  })),
 );
 process.stdout.write(`\nwrote ${writeResults("scale", { args, runs })}\n`);

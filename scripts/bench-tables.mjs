@@ -25,7 +25,7 @@ jobs share, so the load average is printed with every table: read figures at a h
 | \`npm run bench:recall\` | 100 users × 1,000 memories: Recall over HTTP (sequential, 8 concurrent) next to raw LanceDB doing the same hybrid work in the same run; after ingest, after 10k single writes, after maintenance |
 | \`npm run bench:ingest\` | RememberBatch and concurrent single Remember: rows/s, commit group size, maintenance |
 | \`npm run bench:process\` | Process without a model at 100k memories, cold start, RSS |
-| \`npm run bench:scale\` | random-user Recall as the table grows (100k, 300k; 1M with \`--sizes 1000000\`), next to raw LanceDB's same hybrid query in the same run, after ingest and after a restart (nobody held: the cold path); ingest rows/s, RSS |
+| \`npm run bench:scale\` | random-user Recall as the tenant grows (100k, 300k; 1M with \`--sizes 1000000\`), next to raw LanceDB's same hybrid query on one unsharded table in the same run: right after ingest, once maintenance settled, and after a restart (nobody held: the cold path); ingest rows/s, RSS; seconds until every shard table is under the compaction threshold, compactions and the bytes they may have rewritten |
 | \`npm run bench:locomo -- --data ../shared/datasets/locomo\` | evidence recall@k on LoCoMo conversations through the public API, per conversation, per fold, per category, with ablations: its table is in [recall.md](recall.md) |
 | \`npm run bench:facts\` | Add with and without a model, Search, PromptBlock |
 | \`npm run bench:lifecycle\` | drift checks, rollup, usage |

@@ -85,6 +85,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     readConsistencySeconds: config.storage.readConsistencySeconds,
     sharedWriters: config.storage.sharedWriters,
     durability: config.storage.durability,
+    tableShards: config.storage.tableShards,
   });
   // Compaction waits for 1 s without requests (at most 60 s), as buffered last-used marks wait for a quiet moment.
   const whenQuiet = () => store.quiet(1_000, 60_000);

@@ -54,6 +54,8 @@ export interface Config {
     readonly writeStallSeconds: number;
     /** `AGENTMEM_DURABILITY`: `process` (default; survives a process crash) or `fsync` (each commit fsynced before it is acknowledged; see docs/security.md). */
     readonly durability: "process" | "fsync";
+    /** Shard tables per new tenant for `memories` and `episodes`, by end-user (`AGENTMEM_TABLE_SHARDS`, default 8; 1 = one table each; see docs/operations.md "Shards"). */
+    readonly tableShards: number;
   };
   /** `GET /metrics`: `key` (`AGENTMEM_METRICS_KEY`, default unset = open) and how long table stats are reused (`AGENTMEM_METRICS_STORAGE_SECONDS`, default 15). */
   readonly metrics: { readonly key?: string; readonly storageStatsMaxAgeMs: number };
@@ -122,6 +124,7 @@ const configSchema = z.object({
     vectorIndexRows: z.coerce.number().int().min(0),
     writeStallSeconds: z.coerce.number().min(0),
     durability: z.enum(["process", "fsync"]),
+    tableShards: z.coerce.number().int().min(1).max(64),
   }),
   metrics: z.object({
     key: z.string().min(16, "AGENTMEM_METRICS_KEY must be at least 16 characters").optional(),
@@ -197,6 +200,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       vectorIndexRows: env.AGENTMEM_VECTOR_INDEX_ROWS ?? 200_000,
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
       durability: env.AGENTMEM_DURABILITY || "process",
+      tableShards: env.AGENTMEM_TABLE_SHARDS || 8,
     },
     metrics: {
       key: env.AGENTMEM_METRICS_KEY || undefined,

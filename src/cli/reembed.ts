@@ -55,11 +55,35 @@ async function speakersOf(db: DataDirectory, tables: readonly DataTable[], tenan
   if (episodes === undefined) return new Map();
   const store = db.store((await db.describe(episodes.name)).dimension);
   try {
+    // Every shard table of the tenant's episodes (the store fans the read out).
     const rows = await (await store.episodes(tenant)).project(where.all(), ["memory_id", "name"]);
     return new Map(rows.filter((r) => r.memory_id !== "" && r.memory_id !== null).map((r) => [String(r.memory_id), String(r.name ?? "")]));
   } finally {
     await store.close();
   }
+}
+
+/** A tenant's tables of one kind: one table, or its shard tables (`memories.s03of08__…`), re-embedded together. */
+interface TableGroup {
+  kind: Kind;
+  tenant: string;
+  names: string[];
+  /** The name reported: `<kind>__<encoded tenant>`, whatever the shards. */
+  label: string;
+}
+
+/** The data directory's `memories` and `episodes` tables grouped by kind and tenant. */
+function groupsOf(tables: readonly DataTable[]): TableGroup[] {
+  const out = new Map<string, TableGroup>();
+  for (const t of tables) {
+    const kind = kindOf(t.kind);
+    if (!kind) continue;
+    const key = `${kind}\u0000${t.tenant}`;
+    const group = out.get(key) ?? { kind, tenant: t.tenant, names: [], label: `${kind}__${t.name.slice(t.name.indexOf("__") + 2)}` };
+    group.names.push(t.name);
+    out.set(key, group);
+  }
+  return [...out.values()];
 }
 
 const kindOf = (kind: string): Kind | undefined => KINDS.find((k) => k === kind);
@@ -89,23 +113,20 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
   const stage = staging.store(embedder.dimension);
   const report: ReembedReport = { tables: [], rows: 0 };
   try {
-    const tables = await db.tables();
-    const names = tables.map((t) => t.name);
-    // A table dropped by an interrupted run: finish copying it back from staging.
-    for (const t of await staging.tables()) {
-      const kind = kindOf(t.kind);
-      if (!kind || names.includes(t.name)) continue;
-      const rows = await (await collectionOf(stage, kind, t.tenant)).find(where.all());
-      await upsertInChunks(await collectionOf(target, kind, t.tenant), rows);
-      tables.push(t);
-      names.push(t.name);
+    let tables = await db.tables();
+    const present = new Set(groupsOf(tables).map((g) => `${g.kind}/${g.tenant}`));
+    // Tables dropped by an interrupted run: finish copying them back from staging.
+    for (const g of groupsOf(await staging.tables())) {
+      if (present.has(`${g.kind}/${g.tenant}`)) continue;
+      const rows = await (await collectionOf(stage, g.kind, g.tenant)).find(where.all());
+      await upsertInChunks(await collectionOf(target, g.kind, g.tenant), rows);
     }
-    const work: { name: string; kind: Kind; tenant: string; rows: number; dimension: number; speakers: Map<string, string> }[] = [];
-    for (const t of tables) {
-      const kind = kindOf(t.kind);
-      if (!kind) continue;
-      const speakers = kind === "memories" ? await speakersOf(db, tables, t.tenant) : new Map<string, string>();
-      work.push({ name: t.name, kind, tenant: t.tenant, ...(await db.describe(t.name)), speakers });
+    tables = await db.tables();
+    const work: (TableGroup & { rows: number; dimension: number; speakers: Map<string, string> })[] = [];
+    for (const g of groupsOf(tables)) {
+      const speakers = g.kind === "memories" ? await speakersOf(db, tables, g.tenant) : new Map<string, string>();
+      const described = await Promise.all(g.names.map((n) => db.describe(n)));
+      work.push({ ...g, rows: described.reduce((n, d) => n + d.rows, 0), dimension: described[0].dimension, speakers });
     }
     const total = work.reduce((n, w) => n + w.rows, 0);
     let done = 0;
@@ -129,11 +150,11 @@ export async function reembedStore(options: ReembedOptions): Promise<ReembedRepo
       } else {
         await upsertInChunks(await collectionOf(stage, w.kind, w.tenant), rows);
         await stage.close();
-        await db.dropTable(w.name);
+        for (const name of w.names) await db.dropTable(name);
         await upsertInChunks(await collectionOf(target, w.kind, w.tenant), rows);
-        await staging.dropTable(w.name);
+        for (const t of await staging.tables()) if (kindOf(t.kind) === w.kind && t.tenant === w.tenant) await staging.dropTable(t.name);
       }
-      report.tables.push({ table: w.name, rows: rows.length, fromDimension: w.dimension, toDimension: embedder.dimension });
+      report.tables.push({ table: w.label, rows: rows.length, fromDimension: w.dimension, toDimension: embedder.dimension });
       report.rows += rows.length;
     }
     return report;

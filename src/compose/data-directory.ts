@@ -1,12 +1,12 @@
 import * as lancedb from "@lancedb/lancedb";
 import { LanceStore } from "../adapters/lancedb/lance-store.js";
-import { decodeTenant } from "../adapters/lancedb/table-names.js";
+import { parseTableName } from "../adapters/lancedb/table-names.js";
 import type { Store } from "../ports/store.js";
 
 /** One table of a data directory; per-tenant tables (`<kind>__<tenant>`) name their kind and tenant. */
 export interface DataTable {
   name: string;
-  /** `memories`, `episodes`, …; "" for a table that is not per-tenant. */
+  /** `memories`, `episodes`, …; "" for a table that is not per-tenant. A shard table (`memories.s03of08__…`) names its kind. */
   kind: string;
   /** The decoded tenant; "" for a table that is not per-tenant. */
   tenant: string;
@@ -26,14 +26,14 @@ export interface DataDirectory {
   close(): void;
 }
 
-/** Opens a data directory (or any LanceDB URI) for offline work. */
-export async function openDataDirectory(uri: string): Promise<DataDirectory> {
+/** Opens a data directory (or any LanceDB URI) for offline work; `tableShards` as configured (new tenants' layout). */
+export async function openDataDirectory(uri: string, tableShards?: number): Promise<DataDirectory> {
   const db = await lancedb.connect(uri);
   return {
     async tables() {
       return (await db.tableNames()).map((name) => {
-        const at = name.indexOf("__");
-        return at < 0 ? { name, kind: "", tenant: "" } : { name, kind: name.slice(0, at), tenant: decodeTenant(name.slice(at + 2)) };
+        const parsed = parseTableName(name);
+        return parsed ? { name, kind: parsed.kind, tenant: parsed.tenant } : { name, kind: "", tenant: "" };
       });
     },
     async describe(name) {
@@ -42,7 +42,7 @@ export async function openDataDirectory(uri: string): Promise<DataDirectory> {
       return { rows: await table.countRows(), dimension: (field?.type as { listSize?: number } | undefined)?.listSize ?? 0 };
     },
     dropTable: (name) => db.dropTable(name),
-    store: (dimension) => new LanceStore({ uri, dimension }),
+    store: (dimension) => new LanceStore({ uri, dimension, tableShards }),
     close: () => db.close(),
   };
 }

@@ -10,6 +10,6 @@ export async function reembedConfigured(
   options: Pick<ReembedOptions, "batchSize" | "onProgress">,
 ): Promise<{ report: ReembedReport; embedder: Embedder }> {
   const embedder = await createEmbedder(config);
-  const report = await reembedStore({ ...options, uri: config.data, open: openDataDirectory, embedder });
+  const report = await reembedStore({ ...options, uri: config.data, open: (uri) => openDataDirectory(uri, config.storage.tableShards), embedder });
   return { report, embedder };
 }

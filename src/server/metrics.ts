@@ -203,7 +203,8 @@ function registerStorageGauges(registry: Registry, store: MetricsStore, maxAgeMs
     const tenantIds = new Set<string>();
     for (const name of names) {
       const split = name.indexOf("__");
-      const kind = split > 0 ? name.slice(0, split) : name;
+      // Shard tables (`memories.s03of08__…`) count under their kind.
+      const kind = (split > 0 ? name.slice(0, split) : name).replace(/\.s\d+of\d+$/, "");
       if (split > 0) tenantIds.add(name.slice(split + 2));
       let table = tables.get(name);
       if (!table) {

@@ -95,6 +95,37 @@ export function runCollectionContract(
       expect((await c.forUser("u2").find(where.all())).map((r) => r.id)).toEqual(["b"]);
     });
 
+    it("answers reads that name no end-user over every end-user's rows: merged best first, limits applied after merging", async () => {
+      const { collection: c, dimension } = await make();
+      const users = Array.from({ length: 12 }, (_, i) => `user-${i}`);
+      const rows = users.flatMap((u, i) => [episode(`${u}-a`, u, `harbour lights ${i}`, i, dimension), episode(`${u}-b`, u, `quiet garden ${i}`, i + 1, dimension)]);
+      await c.upsert(rows);
+      expect(await c.count(where.all())).toBe(24);
+      expect(await c.count(where.eq("user", "user-7"))).toBe(2);
+      expect((await c.find(where.all())).length).toBe(24);
+      expect((await c.find(where.all(), { limit: 5 })).length).toBe(5);
+      const ids = rows.filter((_, i) => i % 5 === 0).map((r) => r.id);
+      expect((await c.get(ids)).map((r) => r.id).sort()).toEqual([...ids].sort());
+      expect((await c.project(where.all(), ["id", "user"])).length).toBe(24);
+      // The rows whose vector points at axis 3 score 1; every other row scores 0.
+      const best = rows.filter((r) => r.vector[3] === 1).map((r) => r.id).sort();
+      expect(best.length).toBeGreaterThan(2);
+      const query = episode("q", "", "", 3, dimension).vector;
+      const near = await c.nearest(query, where.all(), best.length + 2);
+      expect(near.length).toBe(best.length + 2);
+      expect(near.slice(0, best.length).map((s) => s.row.id).sort()).toEqual(best);
+      expect(near.map((s) => s.score)).toEqual([...near.map((s) => s.score)].sort((a, b) => b - a));
+      const two = await c.nearest(query, where.all(), 2);
+      expect(two.length).toBe(2);
+      expect(two.every((s) => best.includes(s.row.id) && s.score > 0.99)).toBe(true);
+      const words = await c.match("harbour", where.all(), 4);
+      expect(words.length).toBe(4);
+      expect(words.every((s) => s.row.id.endsWith("-a"))).toBe(true);
+      expect(words.map((s) => s.score)).toEqual([...words.map((s) => s.score)].sort((a, b) => b - a));
+      expect(await c.delete(where.in("id", ["user-1-a", "user-6-b", "user-11-a"]))).toBe(3);
+      expect(await c.count(where.all())).toBe(21);
+    });
+
     it(options.layered ? "holds an end-user it wrote in memory, current with every write" : "holds nothing in memory", async () => {
       const { collection: c, dimension } = await make();
       await c.upsert([episode("a", "u1", "first", 0, dimension)]);

@@ -45,7 +45,7 @@ async function syncedPaths(durability: string): Promise<string[]> {
   const mark = lines.findIndex((l) => l.includes('"MARK\\n"'));
   return lines
     .slice(mark)
-    .filter((l) => /\b(fsync|fdatasync)\(\d+<[^>]*episodes__t\.lance/.test(l))
+    .filter((l) => /\b(fsync|fdatasync)\(\d+<[^>]*episodes(\.s\d+of\d+)?__t\.lance/.test(l))
     .map((l) => /<([^>]*)>/.exec(l)?.[1] ?? "");
 }
 
@@ -60,8 +60,9 @@ describe("AGENTMEM_DURABILITY", { timeout: 120_000 }, () => {
     const fsynced = await syncedPaths("fsync");
     expect(fsynced.some((p) => /\/data\/[^/]+\.lance$/.test(p))).toBe(true);
     expect(fsynced.some((p) => /\/_versions\/[^/]+\.manifest$/.test(p))).toBe(true);
-    expect(fsynced.some((p) => /episodes__t\.lance\/data$/.test(p))).toBe(true);
-    expect(fsynced.some((p) => /episodes__t\.lance$/.test(p))).toBe(true);
+    // The end-user's shard table (`episodes.sXXofYY__t`, see sharded-collection.ts).
+    expect(fsynced.some((p) => /episodes(\.s\d+of\d+)?__t\.lance\/data$/.test(p))).toBe(true);
+    expect(fsynced.some((p) => /episodes(\.s\d+of\d+)?__t\.lance$/.test(p))).toBe(true);
     expect(await syncedPaths("process")).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { LanceStore, MEMORIES } from "../../src/adapters/lancedb/lance-store.js";
 import { ftsTerms } from "../../src/adapters/row-cache/fts-terms.js";
 import type { MemoryRecord } from "../../src/core/records.js";
 import { type Condition, where } from "../../src/core/condition.js";
@@ -65,8 +65,8 @@ const ids = (hits: { row: MemoryRecord }[]) => hits.map((h) => h.row.id).sort();
 describe("hot-row cache", () => {
   it("analyses text exactly as LanceDB's default full-text index does", async () => {
     const dir = await freshDir();
-    const cold = await open(dir, 0).memories("t");
-    const hot = await open(dir).memories("t");
+    const cold = await open(dir, 0).collection("t", MEMORIES);
+    const hot = await open(dir).collection("t", MEMORIES);
     await cold.upsert(rows("u", 16));
     for (const q of ["running", "runs", "dog", "the", "theirs", "being", "cafe", "café", "knee surgery", "Tom", "7pm", "were tired", "walk"]) {
       const engine = await cold.forUser("u").match(q, where.all(), 100);
@@ -78,8 +78,8 @@ describe("hot-row cache", () => {
 
   it("keeps its word statistics right as rows are rewritten in memory (scores agree with the engine)", async () => {
     const dir = await freshDir();
-    const hot = await open(dir).memories("t");
-    const cold = await open(dir, 0).memories("t");
+    const hot = await open(dir).collection("t", MEMORIES);
+    const cold = await open(dir, 0).collection("t", MEMORIES);
     await hot.upsert(rows("r", 24));
     expect(await hot.forUser("r").count(where.all())).toBe(24); // held from here on: rewrites apply in memory
     // New texts for a scattered set of rows (first, middle, last slots), twice over.
@@ -96,8 +96,8 @@ describe("hot-row cache", () => {
 
   it("answers nearest, match, find, get and count like the engine, filters included", async () => {
     const dir = await freshDir();
-    const cold = await open(dir, 0).memories("t");
-    const hot = await open(dir).memories("t");
+    const cold = await open(dir, 0).collection("t", MEMORIES);
+    const hot = await open(dir).collection("t", MEMORIES);
     await cold.upsert([...rows("u1", 40), ...rows("u2", 10)]);
     const conditions: Condition[] = [
       where.eq("user", "u1"),
@@ -129,7 +129,7 @@ describe("hot-row cache", () => {
   });
 
   it("sees its own writes at once and hands out copies", async () => {
-    const hot = await open(await freshDir()).memories("t");
+    const hot = await open(await freshDir()).collection("t", MEMORIES);
     expect(await hot.forUser("u").count(where.all())).toBe(0);
     await hot.upsert(rows("u", 5));
     expect((await hot.forUser("u").nearest(rows("u", 5)[2].vector, where.all(), 1))[0].score).toBeCloseTo(1, 5);
@@ -153,8 +153,8 @@ describe("hot-row cache", () => {
   it("stays correct when another process writes, deletes or compacts the table", async () => {
     const dir = await freshDir();
     const readerStore = open(dir);
-    const reader = await readerStore.memories("t");
-    const writer = await open(dir, 0).memories("t");
+    const reader = await readerStore.collection("t", MEMORIES);
+    const writer = await open(dir, 0).collection("t", MEMORIES);
     await writer.upsert(rows("u", 8));
     const c = where.all();
     const mine = reader.forUser("u");
@@ -174,7 +174,7 @@ describe("hot-row cache", () => {
 
   it("appends new ids and merges known ones when the end-user is held (one row per id, in memory and on disk)", async () => {
     const dir = await freshDir();
-    const hot = await open(dir).memories("t");
+    const hot = await open(dir).collection("t", MEMORIES);
     await hot.upsert(rows("w", 4));
     expect(await hot.forUser("w").count(where.all())).toBe(4); // loads the user
     const versions: number[] = [await hot.engine.lanceTable.version()];
@@ -187,7 +187,7 @@ describe("hot-row cache", () => {
     expect(await hot.forUser("w").count(where.all())).toBe(6);
     expect((await hot.get(["w-1"]))[0].text).toBe("rewritten text");
     expect((await hot.get(["w-2"]))[0].text).not.toBe("must not replace");
-    const engine = await open(dir, 0).memories("t"); // no cache: the engine's view
+    const engine = await open(dir, 0).collection("t", MEMORIES); // no cache: the engine's view
     expect((await engine.get(["w-1"]))[0].text).toBe("rewritten text");
     expect((await engine.forUser("w").find(where.all())).length).toBe(6);
   });
@@ -195,7 +195,7 @@ describe("hot-row cache", () => {
   it("keeps its held users through this process's maintenance, and learns of another writer from its first version", async () => {
     const dir = await freshDir();
     const store = open(dir);
-    const hot = await store.memories("t");
+    const hot = await store.collection("t", MEMORIES);
     for (let i = 0; i < 6; i++) await hot.upsert([memory(`m-${i}`, "m", `${TEXTS[i]} #${i}`, i)]);
     expect(await hot.forUser("m").count(where.all())).toBe(6);
     const loads = store.cacheCounters.loads;
@@ -205,7 +205,7 @@ describe("hot-row cache", () => {
     expect(store.cacheCounters.loads).toBe(loads); // no reload: compaction changed no row
     expect(store.cacheCounters.invalidations).toBe(0);
     await hot.upsert([memory("m-new", "m", "after maintenance", 7)]); // appended: the partition knows every id
-    const other = await open(dir, 0).memories("t");
+    const other = await open(dir, 0).collection("t", MEMORIES);
     await other.upsert([memory("m-0", "m", "changed by another process", 0)]);
     expect((await hot.forUser("m").find(where.and(where.eq("id", "m-0"))))[0].text).toBe("changed by another process");
     expect(store.cacheCounters.invalidations).toBe(1);
@@ -217,10 +217,10 @@ describe("hot-row cache", () => {
   it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {
     const dir = await freshDir();
     const earlier = open(dir);
-    await (await earlier.memories("t")).upsert(rows("old", 3));
+    await (await earlier.collection("t", MEMORIES)).upsert(rows("old", 3));
     await earlier.close();
     const store = open(dir);
-    const hot = await store.memories("t");
+    const hot = await store.collection("t", MEMORIES);
     expect(await hot.forUser("old").count(where.all())).toBe(3); // held on disk before this store opened: the engine answers
     expect([store.cacheCounters.coldReads, store.cacheCounters.loads]).toEqual([1, 0]);
     await store.warmed(); // …and the rows are loaded after the answer
@@ -230,16 +230,16 @@ describe("hot-row cache", () => {
     expect(await hot.forUser("new").count(where.all())).toBe(4);
     expect(await hot.forUser("nobody").count(where.all())).toBe(0);
     expect([store.cacheCounters.fresh, store.cacheCounters.loads]).toEqual([2, loads]);
-    expect(await open(dir, 0).memories("t").then((engine) => engine.forUser("new").count(where.all()))).toBe(4);
+    expect(await open(dir, 0).collection("t", MEMORIES).then((engine) => engine.forUser("new").count(where.all()))).toBe(4);
     // Another process's rows for a user this one has not seen: its version is noticed, the user scanned.
-    await (await open(dir, 0).memories("t")).upsert(rows("late", 2));
+    await (await open(dir, 0).collection("t", MEMORIES)).upsert(rows("late", 2));
     expect(await hot.forUser("late").count(where.all())).toBe(2);
     expect(store.cacheCounters.fresh).toBe(2);
   });
 
   it("answers from memory only for an end-user named at the port, never one recovered from a condition", async () => {
     const store = open(await freshDir());
-    const hot = await store.memories("t");
+    const hot = await store.collection("t", MEMORIES);
     await hot.upsert(rows("p", 5));
     expect(await hot.forUser("p").count(where.all())).toBe(5); // held from here on
     const hits = store.cacheCounters.hits;
@@ -259,7 +259,7 @@ describe("hot-row cache", () => {
 
   it("keeps within its byte budget by evicting whole end-users", async () => {
     const store = open(await freshDir(), 15_000);
-    const hot = await store.memories("t");
+    const hot = await store.collection("t", MEMORIES);
     await hot.upsert([...rows("a", 6), ...rows("b", 6), ...rows("c", 6)]);
     for (const u of ["a", "b", "c", "a"]) expect(await hot.forUser(u).count(where.all())).toBe(6);
     expect(store.cacheCounters.bytes).toBeLessThanOrEqual(15_000);

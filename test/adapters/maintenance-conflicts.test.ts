@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { LanceStore, MEMORIES } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer, type MaintenanceTask } from "../../src/adapters/lancedb/maintenance.js";
 import type { MemoryRecord } from "../../src/core/records.js";
 import { where } from "../../src/core/condition.js";
@@ -36,7 +36,7 @@ async function fragmentedStore(fragments: number, perFragment: number): Promise<
   dirs.push(dir);
   const store = new LanceStore({ uri: dir, dimension: DIM });
   stores.push(store);
-  const memories = await store.memories("t");
+  const memories = await store.collection("t", MEMORIES);
   for (let f = 0; f < fragments; f++) await memories.upsert(Array.from({ length: perFragment }, (_, k) => memory(f * perFragment + k)));
   return store;
 }
@@ -51,7 +51,7 @@ function outcomes(maintainer: Maintainer): Map<string, string[]> {
 describe("maintenance that finishes under concurrent writes", () => {
   it("a long rewrite and concurrent marks both land: no mark lost, no rewrite retried more than once", async () => {
     const store = await fragmentedStore(40, 400);
-    const memories = await store.memories("t");
+    const memories = await store.collection("t", MEMORIES);
     const rows = await memories.find(where.all(), { withoutVector: true });
     const tracker = new AccessTracker(store, silent, { checkMs: 0 });
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, vectorIndexRows: 0 });
@@ -102,7 +102,7 @@ describe("maintenance that finishes under concurrent writes", () => {
 
   it("a write that rewrites rows preempts the first attempt; the second runs with writes held and completes", async () => {
     const store = await fragmentedStore(40, 400);
-    const memories = await store.memories("t");
+    const memories = await store.collection("t", MEMORIES);
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, vectorIndexRows: 0 });
     const seen = outcomes(maintainer);
     const metrics = createMetrics({ maintenance: maintainer, processMetrics: false });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { EPISODES, LanceStore, MEMORIES } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
 import { where } from "../../src/core/condition.js";
 import { episode } from "./collection-contract.js";
@@ -26,7 +26,7 @@ const silent = pino({ level: "silent" });
 
 /** 600 memories of three users, 16-d vectors, written in one commit (enough for a vector index at 500 rows). */
 async function storedMemories(store: LanceStore) {
-  const memories = await store.memories("t");
+  const memories = await store.collection("t", MEMORIES);
   const rows = Array.from({ length: 600 }, (_, i) => ({ ...episode(`m${i}`, `u${i % 3}`, `memory ${i}`, i, 16) }));
   await memories.upsert(
     rows.map((e) => ({
@@ -42,7 +42,7 @@ async function storedMemories(store: LanceStore) {
 describe("Maintainer", () => {
   it("compacts small fragments and folds new rows into the indexes once past the thresholds", async () => {
     const store = await freshStore(8);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     for (let i = 0; i < 12; i++) await episodes.upsert([episode(`e${i}`, "u", `walking the dog number ${i}`, i, 8)]);
     const table = episodes.engine.lanceTable;
     expect((await table.stats()).fragmentStats.numFragments).toBe(12);
@@ -63,7 +63,7 @@ describe("Maintainer", () => {
 
   it("folds a small table's new rows into the full-text index once they are a share of it", async () => {
     const store = await freshStore(8);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     await episodes.upsert(Array.from({ length: 10 }, (_, i) => episode(`s${i}`, "u", `small table ${i}`, i, 8)));
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 20, unindexedRows: 1000 });
     expect(await maintainer.runOnce()).toBe(1);
@@ -73,7 +73,7 @@ describe("Maintainer", () => {
 
   it("waits for a lull before compacting, and stop() ends a pass still waiting for one", async () => {
     const store = await freshStore(8);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     for (let i = 0; i < 4; i++) await episodes.upsert([episode(`q${i}`, "u", `quiet ${i}`, i, 8)]);
     let asked = 0;
     const never = new Promise<void>(() => undefined);
@@ -88,7 +88,7 @@ describe("Maintainer", () => {
 
   it("does not wait for a lull to compact a table far behind (4× the small-fragment threshold)", async () => {
     const store = await freshStore(8);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 8)]);
     let asked = 0;
     const never = new Promise<void>(() => undefined);
@@ -100,7 +100,7 @@ describe("Maintainer", () => {
 
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
     const store = await freshStore(8);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, unindexedRows: 1 });
     let writing = true;
     const writer = (async () => {
@@ -130,7 +130,7 @@ describe("Maintainer", () => {
     expect(indices.find((i) => i.columns.includes("vector"))?.indexType).toMatch(/ivf/i);
     const query = new Float32Array(16);
     query[4] = 1;
-    const cold = await new LanceStore({ uri: dirs[dirs.length - 1], dimension: 16, hotRowsBytes: 0 }).memories("t");
+    const cold = await new LanceStore({ uri: dirs[dirs.length - 1], dimension: 16, hotRowsBytes: 0 }).collection("t", MEMORIES);
     const exact = await cold.nearest(query, where.eq("user", "u1"), 5);
     const served = await memories.nearest(query, where.eq("user", "u1"), 5);
     expect(served.map((h) => h.score)).toEqual(exact.map((h) => expect.closeTo(h.score, 5)));
@@ -141,7 +141,7 @@ describe("Maintainer", () => {
   it("builds a vector index beside the passes: a pass compacts another table while the build waits", async () => {
     const store = await freshStore(16);
     const memories = await storedMemories(store);
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 16)]);
     let release!: () => void;
     const lull = new Promise<void>((r) => (release = r));

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { EPISODES, LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 
 let dir: string;
 let store: LanceStore;
@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describe("erasure and maintenance of one table", () => {
   it("never run at once: an erasure waits for a maintenance pass in progress, and the next pass waits for the erasure", async () => {
-    const episodes = await store.episodes("t");
+    const episodes = await store.collection("t", EPISODES);
     const events: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

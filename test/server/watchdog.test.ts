@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHashEmbedder } from "../../src/adapters/embedders/hash-embedder.js";
 import { WriteWatchdog } from "../../src/adapters/lancedb/write-watchdog.js";
+import { MEMORIES } from "../../src/adapters/lancedb/lance-store.js";
 import { loadConfig } from "../../src/config.js";
 import { type RunningServer, startServer } from "../../src/compose/start-server.js";
 
@@ -54,7 +55,8 @@ async function until(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
 
 describe("write watchdog", () => {
   it("turns health NOT_SERVING while an engine commit is stuck, and back when it returns", async () => {
-    const memories = await server.app.store.memories("acme");
+    // One table (the unsharded layout) whose write queue the test holds.
+    const memories = await server.app.store.collection("acme", MEMORIES);
     await memories.insertNew([]); // opened, nothing queued
     expect(await health()).toBe("SERVING");
     expect(await gauge("agentmem_store_oldest_commit_seconds")).toBe(0);

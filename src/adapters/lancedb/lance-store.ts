@@ -38,7 +38,8 @@ import { memoryUseCodec, memoryUseSchema } from "./memory-use-codec.js";
 import type { MemoryUseRecord } from "../../core/memory-use.js";
 import { profileCodec, profileSchema } from "./profile-codec.js";
 import { relationCodec, relationSchema } from "./relation-codec.js";
-import { decodeTenant, encodeTenant } from "./table-names.js";
+import { baseKind, encodeTenant, parseTableName, tableName } from "./table-names.js";
+import { ShardedCollection, type ShardTables, shardOf } from "./sharded-collection.js";
 import { thirdPartyCodec, thirdPartySchema } from "./third-party-codec.js";
 import { usageCodec, usageSchema } from "./usage-codec.js";
 
@@ -71,6 +72,11 @@ export interface LanceStoreOptions {
   logger?: DiskSpaceLogger;
   /** Asked before rows about an end-user land, so an erasure is a barrier (default: none). */
   fence?: WriteFence;
+  /**
+   * Shard tables per new tenant for the kinds that grow with it (`memories`, `episodes`; default 8;
+   * 1 = one table per kind). A tenant keeps the layout it was created with (see `sharded-collection.ts`).
+   */
+  tableShards?: number;
 }
 
 /** A table kind: its name prefix, schema, codec and the indexes it needs. */
@@ -86,25 +92,31 @@ export interface TableKind<T extends Keyed> {
   hotVectors?: boolean;
   /** Columns besides `id` that reads of held rows look up through an index (see `CachedCollection`). */
   lookupColumns?: readonly string[];
+  /** A tenant's rows of this kind are split into shard tables by end-user (`tableShards`). */
+  sharded?: boolean;
 }
 
-const MEMORIES: TableKind<MemoryRecord> = {
+/** `memories`: sharded by end-user (`store.collection(tenant, MEMORIES)` is its one unsharded table). */
+export const MEMORIES: TableKind<MemoryRecord> = {
   name: "memories",
   schema: memorySchema,
   codec: memoryCodec,
   // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
   scalarIndexes: ["user", "id"],
   cached: true,
+  sharded: true,
   // History chains (`superseded_by IN …`) on every recall that asks for them; the turns next to
   // a recall's candidates (`trace_number IN …`).
   lookupColumns: ["superseded_by", "trace_number"],
 };
-const EPISODES: TableKind<EpisodeRecord> = {
+/** `episodes`: sharded by end-user like `MEMORIES`. */
+export const EPISODES: TableKind<EpisodeRecord> = {
   name: "episodes",
   schema: episodeSchema,
   codec: episodeCodec,
   scalarIndexes: ["user", "id"],
   cached: true,
+  sharded: true,
   hotVectors: false,
   // The neighbouring turns of every recall's candidates (`trace_number IN …`).
   lookupColumns: ["trace_number"],
@@ -175,6 +187,29 @@ export const TABLE_KINDS: readonly TableKind<Keyed>[] = [
  */
 export type StoreCollection<T extends Keyed> = LanceCollection<T> | CachedCollection<T, LanceCollection<T>>;
 
+/** A tenant's collection of a sharded kind: one table (with its cache layer) or its shards. */
+export type TenantCollection<T extends Keyed & { user: string }> = StoreCollection<T> | ShardedCollection<T>;
+
+/** Shard tables per new tenant when `tableShards` is not given. */
+export const DEFAULT_TABLE_SHARDS = 8;
+
+/** The shard tables of one kind and count as one personal table: an end-user's rows are in their shard. */
+class ShardedPersonalTable implements PersonalTable {
+  readonly shards = new Map<number, PersonalTable>();
+  constructor(
+    readonly kind: string,
+    private readonly count: number,
+  ) {}
+
+  rowsOf(user: string): Promise<Record<string, unknown>[]> {
+    return this.shards.get(shardOf(user, this.count))?.rowsOf(user) ?? Promise.resolve([]);
+  }
+
+  erase(user: string): Promise<number> {
+    return this.shards.get(shardOf(user, this.count))?.erase(user) ?? Promise.resolve(0);
+  }
+}
+
 /** Opens (lazily) one LanceDB connection and the per-tenant tables behind `Store`. */
 export class LanceStore implements Store {
   private connection: Promise<lancedb.Connection> | null = null;
@@ -185,6 +220,10 @@ export class LanceStore implements Store {
   private readonly ready = new Map<string, LanceCollection<Keyed>>();
   private readonly budget: CacheBudget;
   private readonly warmer: Warmer;
+  /** Per tenant and sharded kind: its collection (one table, or the shards). */
+  private readonly shardedCollections = new Map<string, Promise<unknown>>();
+  /** The table names last listed (see `tableExists`). */
+  private listing: { at: number; names: Promise<Set<string>> } | null = null;
 
   /** Whether the data volume is full (health turns NOT_SERVING while it is). */
   readonly disk: DiskSpace;
@@ -219,12 +258,78 @@ export class LanceStore implements Store {
     return this.options.dimension;
   }
 
-  memories(tenant: string): Promise<StoreCollection<MemoryRecord>> {
-    return this.collection(tenant, MEMORIES);
+  memories(tenant: string): Promise<TenantCollection<MemoryRecord>> {
+    return this.sharded(tenant, MEMORIES);
   }
 
-  episodes(tenant: string): Promise<StoreCollection<EpisodeRecord>> {
-    return this.collection(tenant, EPISODES);
+  episodes(tenant: string): Promise<TenantCollection<EpisodeRecord>> {
+    return this.sharded(tenant, EPISODES);
+  }
+
+  /**
+   * A tenant's collection of a sharded kind: its unsharded table when that exists (a tenant
+   * created before shards, or with `tableShards` 1), else a `ShardedCollection` over the shard
+   * tables (the count they were created with, or `tableShards` for a new tenant).
+   */
+  sharded<T extends Keyed & { user: string }>(tenant: string, kind: TableKind<T>): Promise<TenantCollection<T>> {
+    const key = `${kind.name}__${encodeTenant(tenant)}`;
+    let c = this.shardedCollections.get(key);
+    if (!c) {
+      c = this.layout(tenant, kind).then((count): Promise<TenantCollection<T>> | TenantCollection<T> =>
+        count <= 1 ? this.collection(tenant, kind) : new ShardedCollection(this.shardTables(tenant, kind, count)),
+      );
+      c.catch(() => this.shardedCollections.delete(key));
+      this.shardedCollections.set(key, c);
+    }
+    return c as Promise<TenantCollection<T>>;
+  }
+
+  /** The shard count of a tenant's kind: 1 when its unsharded table exists, else the count its shard tables were created with, else `tableShards`. */
+  private async layout(tenant: string, kind: TableKind<Keyed>): Promise<number> {
+    const configured = Math.max(1, Math.floor(this.options.tableShards ?? DEFAULT_TABLE_SHARDS));
+    if (!kind.sharded) return 1;
+    const names = await (await this.connect()).tableNames();
+    if (names.includes(tableName(kind.name, tenant))) return 1;
+    const counts = new Map<number, number>();
+    for (const name of names) {
+      const parsed = parseTableName(name);
+      if (parsed?.shard && parsed.kind === kind.name && parsed.tenant === tenant) counts.set(parsed.shard.count, (counts.get(parsed.shard.count) ?? 0) + 1);
+    }
+    if (counts.size === 0) return configured;
+    // One count per tenant is the rule; should tables of two counts exist, the one with more tables routes.
+    return [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
+  }
+
+  /** How a `ShardedCollection` reaches the shard tables of a tenant's kind. */
+  private shardTables<T extends Keyed>(tenant: string, kind: TableKind<T>, count: number): ShardTables<T> {
+    const names = Array.from({ length: count }, (_, index) => tableName(kind.name, tenant, { index, count }));
+    const name = (index: number) => names[index];
+    const layerOf = (n: string, engine: LanceCollection<T>) => (this.layers.get(n) as CachedCollection<T, LanceCollection<T>> | undefined) ?? engine;
+    return {
+      count,
+      opened: (index) => {
+        const n = name(index);
+        const engine = this.ready.get(n) as LanceCollection<T> | undefined;
+        return engine ? layerOf(n, engine) : undefined;
+      },
+      create: async (index) => layerOf(name(index), await this.engineNamed(tenant, name(index), kind)),
+      existing: async (index) => {
+        const n = name(index);
+        if (!this.collections.has(n) && !(await this.tableExists(n))) return undefined;
+        return layerOf(n, await this.engineNamed(tenant, n, kind));
+      },
+    };
+  }
+
+  /** Whether a table exists, from a listing at most a second old (shards another process created show up within it). */
+  private async tableExists(name: string): Promise<boolean> {
+    const now = performance.now();
+    if (!this.listing || now - this.listing.at > 1_000) {
+      const names = (await this.connect()).tableNames().then((n) => new Set(n));
+      this.listing = { at: now, names };
+      names.catch(() => (this.listing = null));
+    }
+    return (await this.listing.names).has(name);
   }
 
   memoryUse(tenant: string): Promise<StoreCollection<MemoryUseRecord>> {
@@ -276,17 +381,33 @@ export class LanceStore implements Store {
     const suffix = `__${encodeTenant(tenant)}`;
     const dir = localDirectory(this.options.uri);
     const out: PersonalTable[] = [];
+    // Shard tables of one kind and count become one personal table that goes to the end-user's shard.
+    const shardGroups = new Map<string, ShardedPersonalTable>();
     for (const name of (await db.tableNames()).filter((n) => n.endsWith(suffix)).sort()) {
-      const kindName = name.slice(0, -suffix.length);
-      if (kindName.includes("__")) continue;
+      const prefix = name.slice(0, -suffix.length);
+      if (prefix.includes("__")) continue;
+      const kindName = baseKind(prefix);
+      const shard = parseTableName(name)?.shard;
       const kind = TABLE_KINDS.find((k) => k.name === kindName);
       const opened = this.collections.get(name);
-      const collection = opened ? await opened : kind ? await this.engine(tenant, kind) : undefined;
+      const collection = opened ? await opened : kind ? await this.engineNamed(tenant, name, kind) : undefined;
       const table = collection?.lanceTable ?? (await db.openTable(name));
       if (!(await holdsEndUserRows(table))) continue;
       // A table no code of this process has opened has no write queue to wait for.
       const exclusive: Exclusive = collection ? (work) => collection.exclusive(work) : (work) => work(table);
-      out.push(new LancePersonalTable(kindName, table, exclusive, dir === null ? null : join(dir, `${name}.lance`)));
+      const personal = new LancePersonalTable(kindName, table, exclusive, dir === null ? null : join(dir, `${name}.lance`));
+      if (!shard) {
+        out.push(personal);
+        continue;
+      }
+      const key = `${kindName}/${shard.count}`;
+      let group = shardGroups.get(key);
+      if (!group) {
+        group = new ShardedPersonalTable(kindName, shard.count);
+        shardGroups.set(key, group);
+        out.push(group);
+      }
+      group.shards.set(shard.index, personal);
     }
     return out;
   }
@@ -303,8 +424,12 @@ export class LanceStore implements Store {
 
   async tenants(): Promise<string[]> {
     const names = await (await this.connect()).tableNames();
-    const prefix = `${MEMORIES.name}__`;
-    return names.filter((n) => n.startsWith(prefix)).map((n) => decodeTenant(n.slice(prefix.length)));
+    const out = new Set<string>();
+    for (const name of names) {
+      const parsed = parseTableName(name);
+      if (parsed?.kind === MEMORIES.name) out.add(parsed.tenant);
+    }
+    return [...out];
   }
 
   /** The open LanceDB connection (for maintenance and benches). */
@@ -328,7 +453,11 @@ export class LanceStore implements Store {
 
   /** The engine collection of a tenant's table, under any cache layer; creates the table on first use. */
   engine<T extends Keyed>(tenant: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
-    const name = `${kind.name}__${encodeTenant(tenant)}`;
+    return this.engineNamed(tenant, `${kind.name}__${encodeTenant(tenant)}`, kind);
+  }
+
+  /** The engine collection of a tenant's table of `kind` called `name` (a shard table, or the one table); creates it on first use. */
+  engineNamed<T extends Keyed>(tenant: string, name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
     let c = this.collections.get(name);
     if (!c) {
       c = this.open(tenant, name, kind).then((opened) => {
@@ -347,7 +476,7 @@ export class LanceStore implements Store {
   async writeTotals(): Promise<Map<string, { commits: number; tasks: number }>> {
     const out = new Map<string, { commits: number; tasks: number }>();
     for (const [name, c] of await this.openCollections()) {
-      const kind = name.slice(0, name.indexOf("__"));
+      const kind = baseKind(name.slice(0, name.indexOf("__")));
       const sum = out.get(kind) ?? { commits: 0, tasks: 0 };
       sum.commits += c.writeTotals.commits;
       sum.tasks += c.writeTotals.tasks;
@@ -395,6 +524,8 @@ export class LanceStore implements Store {
     if (this.connection) (await this.connection).close();
     this.connection = null;
     this.collections.clear();
+    this.shardedCollections.clear();
+    this.listing = null;
     this.layers.clear();
     this.ready.clear();
   }

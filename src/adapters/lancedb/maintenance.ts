@@ -275,6 +275,8 @@ export class Maintainer {
       {
         table: name, millis: Math.round(millis), fragmentsBefore, fragmentsAfter: after.fragmentStats.numFragments, unindexedBefore,
         fragmentsRemoved: result.compaction.fragmentsRemoved, versionsRemoved: result.prune.oldVersionsRemoved, bytesRemoved: result.prune.bytesRemoved,
+        // What a compaction may have rewritten at most (LanceDB 0.31 rewrites every fragment under its 1M-row target).
+        tableBytes: after.totalBytes,
       },
       "table maintained",
     );
