@@ -21,11 +21,13 @@ import { type RunningServer, startServer } from "../src/compose/start-server.js"
 
 let dir: string;
 const servers: RunningServer[] = [];
+// A table written before the column existed is from before shards too: one `memories__<tenant>`
+// table per tenant (`AGENTMEM_TABLE_SHARDS=1` lays new tenants out that way).
 
 async function serve(hotRowsMb = "512"): Promise<RunningServer> {
   const config = loadConfig(
     { data: dir, port: 0, embedder: "hash" },
-    { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent", AGENTMEM_MAINTENANCE_SECONDS: "0", AGENTMEM_HOT_ROWS_MB: hotRowsMb },
+    { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent", AGENTMEM_MAINTENANCE_SECONDS: "0", AGENTMEM_HOT_ROWS_MB: hotRowsMb, AGENTMEM_TABLE_SHARDS: "1" },
   );
   const server = await startServer(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
   servers.push(server);
