@@ -532,10 +532,20 @@ export class LanceStore implements Store {
 
   private async open<T extends Keyed>(tenant: string, name: string, kind: TableKind<T>): Promise<LanceCollection<T>> {
     const db = await this.connect();
-    const existing = (await db.tableNames()).includes(name);
-    const table = existing
-      ? await db.openTable(name)
-      : await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
+    let existing = (await db.tableNames()).includes(name);
+    let table: lancedb.Table;
+    if (existing) table = await db.openTable(name);
+    else {
+      try {
+        table = await db.createEmptyTable(name, kind.schema(this.dimension), { existOk: true });
+      } catch (error) {
+        // Another process created it meanwhile (and may have set its key, which `existOk`'s schema
+        // comparison does not forgive): open theirs.
+        if (!(await db.tableNames()).includes(name)) throw error;
+        table = await db.openTable(name);
+        existing = true;
+      }
+    }
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
     else await addMissingColumns(table, kind.schema(this.dimension));
@@ -584,12 +594,27 @@ export class LanceStore implements Store {
   }
 
   private async prepare<T extends Keyed>(table: lancedb.Table, kind: TableKind<T>): Promise<void> {
-    await table.setUnenforcedPrimaryKey("id");
+    await preparedByEither(() => table.setUnenforcedPrimaryKey("id"));
     if (kind.codec.textColumn) {
-      await table.createIndex(kind.codec.textColumn, { config: lancedb.Index.fts({ withPosition: false }), replace: true });
+      const column = kind.codec.textColumn;
+      await preparedByEither(() => table.createIndex(column, { config: lancedb.Index.fts({ withPosition: false }), replace: true }));
     }
     for (const c of kind.scalarIndexes ?? []) {
-      await table.createIndex(c, { config: lancedb.Index.btree(), replace: true });
+      await preparedByEither(() => table.createIndex(c, { config: lancedb.Index.btree(), replace: true }));
     }
+  }
+}
+
+/**
+ * One step of preparing a new table. Two processes on one data directory can create the same
+ * table at once (a shard table is created by the first write that lands in it): both then make
+ * the same key and index commits, and the later one is refused as conflicting with the earlier.
+ * (or the step is refused as already done). The earlier did the same step, so that is success.
+ */
+async function preparedByEither(step: () => Promise<unknown>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    if (!/incompatible transaction|commit conflict|preempted|is already set|already exists/i.test(String(error))) throw error;
   }
 }
