@@ -77,7 +77,7 @@ describe("Maintainer", () => {
     for (let i = 0; i < 4; i++) await episodes.upsert([episode(`q${i}`, "u", `quiet ${i}`, i, 8)]);
     let asked = 0;
     const never = new Promise<void>(() => undefined);
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 0, whenQuiet: () => (asked++, never) });
     const pass = maintainer.runOnce();
     await new Promise((r) => setTimeout(r, 200));
     expect(asked).toBe(1);
@@ -92,9 +92,28 @@ describe("Maintainer", () => {
     for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 8)]);
     let asked = 0;
     const never = new Promise<void>(() => undefined);
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, whenQuiet: () => (asked++, never) });
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 0, whenQuiet: () => (asked++, never) });
     expect(await maintainer.runOnce()).toBe(1);
     expect(asked).toBe(0);
+    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+  });
+
+  it("does not wait for a lull to compact a table small enough that its pass is bounded (boundedRows)", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.collection("t", EPISODES);
+    for (let i = 0; i < 4; i++) await episodes.upsert([episode(`s${i}`, "u", `small ${i}`, i, 8)]);
+    let asked = 0;
+    const never = new Promise<void>(() => undefined);
+    // 4 rows: at or under `boundedRows` 4 it compacts at once; the same table waits with `boundedRows` 3.
+    const waiting = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 3, whenQuiet: () => (asked++, never) });
+    const pass = waiting.runOnce();
+    await new Promise((r) => setTimeout(r, 200));
+    await waiting.stop();
+    expect(await pass).toBe(0);
+    expect(asked).toBe(1);
+    const bounded = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 4, whenQuiet: () => (asked++, never) });
+    expect(await bounded.runOnce()).toBe(1);
+    expect(asked).toBe(1);
     expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
   });
 
@@ -146,7 +165,7 @@ describe("Maintainer", () => {
     let release!: () => void;
     const lull = new Promise<void>((r) => (release = r));
     // Only the build waits for a lull: the episodes are far behind (8 ≥ 4 × 2 small fragments).
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, unindexedShare: 0, whenQuiet: () => lull });
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, vectorIndexRows: 500, smallFragments: 2, unindexedShare: 0, boundedRows: 0, whenQuiet: () => lull });
     await maintainer.runOnce();
     expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
     expect(maintainer.counters.vectorIndexes).toBe(0);
