@@ -1,10 +1,9 @@
-import { createRequire } from "node:module";
+import { stem } from "../../core/stem.js";
 
 // The analyzer of LanceDB's default full-text index (the settings `indexStats` reports for
 // `Index.fts()`: simple tokenizer, tokens under 40 bytes, lowercase, English Snowball stemmer,
 // English stop words, ASCII folding), in the same order, so in-memory BM25 sees the same terms.
 // Verified against the engine: stemming runs before the stop-word filter ("being" → "be" is dropped).
-const stemWord = createRequire(import.meta.url)("wink-porter2-stemmer") as (word: string) => string;
 
 /** Tantivy's English stop words (the list LanceDB's `remove_stop_words` uses). */
 const STOP_WORDS = new Set(
@@ -19,18 +18,6 @@ function fold(term: string): string {
   return NON_ASCII.test(term) ? term.normalize("NFKD").replace(COMBINING, "") : term;
 }
 
-// Stemming dominates analysis and words repeat (Zipf): memoise, with a bound.
-const stems = new Map<string, string>();
-const MAX_STEMS = 100_000;
-
-function stem(word: string): string {
-  let s = stems.get(word);
-  if (s === undefined) {
-    if (stems.size >= MAX_STEMS) stems.clear();
-    stems.set(word, (s = stemWord(word)));
-  }
-  return s;
-}
 
 // A stored turn is indexed twice in a row (its memory and its transcript row, same text): keep
 // the latest short texts' terms.
