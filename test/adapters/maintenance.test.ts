@@ -71,50 +71,49 @@ describe("Maintainer", () => {
     expect(fts?.numUnindexedRows).toBe(0);
   });
 
-  it("waits for a lull before compacting, and stop() ends a pass still waiting for one", async () => {
+  /** A tenant's episodes in `fragments` one-row fragments, and a lull that never comes (counting who waits for it). */
+  async function fragmentedWithoutLull(fragments: number) {
     const store = await freshStore(8);
     const episodes = await store.collection("t", EPISODES);
-    for (let i = 0; i < 4; i++) await episodes.upsert([episode(`q${i}`, "u", `quiet ${i}`, i, 8)]);
-    let asked = 0;
+    for (let i = 0; i < fragments; i++) await episodes.upsert([episode(`f${i}`, "u", `fragment ${i}`, i, 8)]);
+    const lull = { asked: 0 };
     const never = new Promise<void>(() => undefined);
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 0, whenQuiet: () => (asked++, never) });
-    const pass = maintainer.runOnce();
+    const maintainer = (boundedRows: number) =>
+      new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows, whenQuiet: () => (lull.asked++, never) });
+    const fragmentCount = async () => (await episodes.engine.lanceTable.stats()).fragmentStats.numFragments;
+    return { lull, maintainer, fragmentCount };
+  }
+
+  it("waits for a lull before compacting, and stop() ends a pass still waiting for one", async () => {
+    const { lull, maintainer, fragmentCount } = await fragmentedWithoutLull(4);
+    const waiting = maintainer(0);
+    const pass = waiting.runOnce();
     await new Promise((r) => setTimeout(r, 200));
-    expect(asked).toBe(1);
-    await maintainer.stop();
+    expect(lull.asked).toBe(1);
+    await waiting.stop();
     expect(await pass).toBe(0);
-    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(4);
+    expect(await fragmentCount()).toBe(4);
   });
 
   it("does not wait for a lull to compact a table far behind (4× the small-fragment threshold)", async () => {
-    const store = await freshStore(8);
-    const episodes = await store.collection("t", EPISODES);
-    for (let i = 0; i < 8; i++) await episodes.upsert([episode(`b${i}`, "u", `behind ${i}`, i, 8)]);
-    let asked = 0;
-    const never = new Promise<void>(() => undefined);
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 0, whenQuiet: () => (asked++, never) });
-    expect(await maintainer.runOnce()).toBe(1);
-    expect(asked).toBe(0);
-    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    const { lull, maintainer, fragmentCount } = await fragmentedWithoutLull(8);
+    expect(await maintainer(0).runOnce()).toBe(1);
+    expect(lull.asked).toBe(0);
+    expect(await fragmentCount()).toBe(1);
   });
 
   it("does not wait for a lull to compact a table small enough that its pass is bounded (boundedRows)", async () => {
-    const store = await freshStore(8);
-    const episodes = await store.collection("t", EPISODES);
-    for (let i = 0; i < 4; i++) await episodes.upsert([episode(`s${i}`, "u", `small ${i}`, i, 8)]);
-    let asked = 0;
-    const never = new Promise<void>(() => undefined);
-    // 4 rows: at or under `boundedRows` 4 it compacts at once; the same table waits with `boundedRows` 3.
-    const waiting = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 3, whenQuiet: () => (asked++, never) });
+    const { lull, maintainer, fragmentCount } = await fragmentedWithoutLull(4);
+    // 4 rows: with `boundedRows` 3 the table waits for the lull; with 4 it compacts at once.
+    const waiting = maintainer(3);
     const pass = waiting.runOnce();
     await new Promise((r) => setTimeout(r, 200));
     await waiting.stop();
     expect(await pass).toBe(0);
-    expect(asked).toBe(1);
-    const bounded = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, boundedRows: 4, whenQuiet: () => (asked++, never) });
-    expect(await bounded.runOnce()).toBe(1);
-    expect(asked).toBe(1);
-    expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBe(1);
+    expect(lull.asked).toBe(1);
+    expect(await maintainer(4).runOnce()).toBe(1);
+    expect(lull.asked).toBe(1);
+    expect(await fragmentCount()).toBe(1);
   });
 
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
