@@ -137,15 +137,21 @@ export class TableCache {
     return (this.options.analyzerMatches ?? false) && this.options.source.textColumn !== undefined;
   }
 
+  /** The rows of `user` if held, counted as a hit and marked recently used in the budget. */
+  private hit(user: string): UserRows | undefined {
+    const rows = this.users.get(user);
+    if (rows) {
+      this.options.budget.counters.hits++;
+      this.options.budget.touch(this.budgetKey(user), rows.bytes, () => this.users.delete(user));
+    }
+    return rows;
+  }
+
   /** The held rows of `user`, loading them if needed; `undefined` → use the engine. */
   async rowsOf(user: string): Promise<UserRows | undefined> {
     await this.sync();
-    const cached = this.users.get(user);
-    if (cached) {
-      this.options.budget.counters.hits++;
-      this.options.budget.touch(this.budgetKey(user), cached.bytes, () => this.users.delete(user));
-      return cached;
-    }
+    const cached = this.hit(user);
+    if (cached) return cached;
     if (this.tooLarge.has(user)) return undefined;
     // Concurrent readers of a cold user (a recall's vector and word channels) share one load.
     return this.loading.get(user)?.promise ?? this.load(user);
@@ -159,12 +165,8 @@ export class TableCache {
    */
   async cached(user: string): Promise<UserRows | undefined> {
     await this.sync();
-    const held = this.users.get(user);
-    if (held) {
-      this.options.budget.counters.hits++;
-      this.options.budget.touch(this.budgetKey(user), held.bytes, () => this.users.delete(user));
-      return held;
-    }
+    const held = this.hit(user);
+    if (held) return held;
     if (this.tooLarge.has(user)) {
       this.bypassed();
       return undefined;
