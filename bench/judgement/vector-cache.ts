@@ -20,3 +20,16 @@ export async function embedCached(embedder: Embedder, texts: readonly string[]):
   }
   return texts.map((t) => Float32Array.from(cache[t]));
 }
+
+const OUT_OF_FOLD = join("node_modules", ".cache", "agentmem", "crisis-out-of-fold.json");
+
+/** Keeps the crisis trainer's out-of-fold decisions per tune text (for the emotion trainer). */
+export function writeOutOfFold(decisions: Record<string, boolean>): void {
+  mkdirSync(dirname(OUT_OF_FOLD), { recursive: true });
+  writeFileSync(OUT_OF_FOLD, JSON.stringify(decisions));
+}
+
+/** The crisis trainer's out-of-fold decisions, or null before it has run. */
+export function readOutOfFold(): Record<string, boolean> | null {
+  return existsSync(OUT_OF_FOLD) ? JSON.parse(readFileSync(OUT_OF_FOLD, "utf8")) : null;
+}

@@ -6,14 +6,28 @@ import type { LabelledMessage } from "../support/judgement-labels.js";
 export const MIN_DOCUMENT_FREQUENCY = 2;
 
 /**
+ * Least number of source sets (writers) a term must occur in: a term only one writer uses
+ * says more about that writer than about crisis or emotion. Chosen by grouped cross-validation.
+ */
+export const MIN_SOURCES = Number(process.env.MIN_SOURCES ?? 1);
+
+/**
  * The bag-of-terms vocabulary: every term (stem, negated stem, stem bigram) found in at least
  * MIN_DOCUMENT_FREQUENCY *tune* messages of any set (no labels are read), sorted. Both trainers
  * compute the same list from the same tune half.
  */
-export function tuneVocabulary(messages: readonly LabelledMessage[]): string[] {
+export function tuneVocabulary(messages: readonly LabelledMessage[], minSources = MIN_SOURCES): string[] {
   const df = new Map<string, number>();
-  for (const m of messages) if (m.half === "tune") for (const t of new Set(terms(m.text))) df.set(t, (df.get(t) ?? 0) + 1);
-  return [...df].filter(([, n]) => n >= MIN_DOCUMENT_FREQUENCY).map(([t]) => t).sort();
+  const sources = new Map<string, Set<string>>();
+  for (const m of messages) {
+    if (m.half !== "tune") continue;
+    for (const t of new Set(terms(m.text))) {
+      df.set(t, (df.get(t) ?? 0) + 1);
+      if (!sources.has(t)) sources.set(t, new Set());
+      sources.get(t)?.add(m.source);
+    }
+  }
+  return [...df].filter(([t, n]) => n >= MIN_DOCUMENT_FREQUENCY && (sources.get(t)?.size ?? 0) >= minSources).map(([t]) => t).sort();
 }
 
 /** Writes src/core/relational/word-vocabulary.ts. */
