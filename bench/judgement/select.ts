@@ -8,7 +8,7 @@
  *   npx tsx bench/judgement/select.ts emotion
  */
 import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js";
-import { judgeCrisis, judgeCrisisByRules, lookAlike } from "../../src/core/relational/crisis.js";
+import { judgeCrisisByRules, lookAlike } from "../../src/core/relational/crisis.js";
 import { isShouting, normalizeMessage } from "../../src/core/relational/detector.js";
 import { ruleEmotions } from "../../src/core/relational/emotion.js";
 import { EMOTION_CLASSES } from "../../src/core/relational/emotion-model.js";
@@ -21,7 +21,7 @@ import { prototypesFor } from "../../src/services/relational/judgement.js";
 import { loadMessages } from "../support/judgement-labels.js";
 import { groupFolds } from "./groups.js";
 import { balancedWeights, score, softmax, trainBinary, trainSoftmax } from "./logistic.js";
-import { embedCached } from "./vector-cache.js";
+import { embedCached, readOutOfFold } from "./vector-cache.js";
 import { tuneVocabulary } from "./vocabulary.js";
 
 const what = process.argv[2] ?? "crisis";
@@ -120,7 +120,9 @@ if (what === "emotion") {
   const found = idx.map((i) => {
     const m = tune[i];
     const v = valence(m.text);
-    const crisis = judgeCrisis(m.text, { vector: vectors[i], prototypes });
+    const oof = readOutOfFold();
+    let crisis = judgeCrisisByRules(m.text);
+    if (!crisis && oof?.[m.text]) crisis = { crisisClass: [...bestPerLabel(vectors[i], prototypes.crisis)].sort((a, b) => b[1] - a[1])[0][0], by: "meaning" };
     return { crisis, found: ruleEmotions(normalizeMessage(m.text), { valence: v, shouting: isShouting(m.text), crisis, shoutedAngerValence: -0.2, joyValence: 0.6 }) };
   });
   const ruleBlock = found.map((f) => EMOTIONS.map((e) => (f.found.has(e) ? 1 : 0)));
@@ -142,7 +144,9 @@ if (what === "emotion") {
       for (let k = 0; k < K; k++) {
         const train = xs.map((_, j) => j).filter((j) => ef[j] !== k);
         if (train.length === xs.length) continue;
-        const W = trainSoftmax(train.map((j) => xs[j]), train.map((j) => ys[j]), C, l2, weights);
+        // MULTI=1: a message with several labelled emotions is also a training example of each of the others.
+        const extra = process.env.MULTI ? train.flatMap((j) => want[j].slice(1).map((e) => [j, EMOTION_CLASSES.indexOf(e as (typeof EMOTION_CLASSES)[number])] as const)) : [];
+        const W = trainSoftmax([...train.map((j) => xs[j]), ...extra.map(([j]) => xs[j])], [...train.map((j) => ys[j]), ...extra.map(([, c]) => c)], C, l2, weights);
         xs.forEach((x, j) => {
           if (ef[j] === k) probs[j] = softmax(W, x);
         });

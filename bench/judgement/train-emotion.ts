@@ -32,6 +32,7 @@ import { tuneVocabulary, writeVocabulary } from "./vocabulary.js";
 const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", default: false } } });
 const PENALTIES = [0.003, 0.01];
 const WEIGHTINGS = ["balanced", "sqrt"] as const;
+const TRIED_WEIGHTINGS = (process.env.EMOTION_WEIGHTINGS ?? "balanced").split(",") as (typeof WEIGHTINGS)[number][];
 
 const all = loadMessages("bench/labels");
 const vocabulary = tuneVocabulary(all);
@@ -76,7 +77,7 @@ const FOLDS = grouped.names.length;
 const argmax = (p: number[]) => p.indexOf(Math.max(...p));
 
 const cells = PENALTIES.flatMap((l2) =>
-  WEIGHTINGS.map((classWeights) => {
+  TRIED_WEIGHTINGS.map((classWeights) => {
     let hits = 0;
     let crisisOnTop = 0;
     for (let k = 0; k < FOLDS; k++) {
