@@ -25,7 +25,7 @@ describe("search scoring", () => {
 
   it("files plans, wishes, the past, stays and other people's news as not current, unless the question asks of them", () => {
     const now = notCurrentFor("Where does Maya live now?");
-    expect(["plan", "hypothetical", "past", "temporary", "about_others"].map(now)).toEqual([true, true, true, true, true]);
+    expect(["plan", "hypothetical", "denied", "past", "temporary", "about_others"].map(now)).toEqual([true, true, true, true, true, true]);
     expect(["location", "work", "event", "personal"].map(now)).toEqual([false, false, false, false]);
     expect(notCurrentFor("What is Maya planning?")("plan")).toBe(false);
     expect(notCurrentFor("Where did Maya live before?")("past")).toBe(false);

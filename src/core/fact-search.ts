@@ -5,10 +5,11 @@ export const SEARCH_WEIGHTS = { meaning: 0.8, words: 0.1, names: 0.1 } as const;
 
 /**
  * Categories under which the offline extractor files a statement that is not the speaker's
- * present: a plan, a wish or question, the past told as past, a stay that ends, someone else's news.
+ * present: a plan, a wish or question, a change denied, the past told as past, a stay that ends,
+ * someone else's news.
  */
-export type NotCurrentCategory = "plan" | "hypothetical" | "past" | "temporary" | "about_others";
-export const NOT_CURRENT_CATEGORIES: ReadonlySet<string> = new Set<NotCurrentCategory>(["plan", "hypothetical", "past", "temporary", "about_others"]);
+export type NotCurrentCategory = "plan" | "hypothetical" | "denied" | "past" | "temporary" | "about_others";
+export const NOT_CURRENT_CATEGORIES: ReadonlySet<string> = new Set<NotCurrentCategory>(["plan", "hypothetical", "denied", "past", "temporary", "about_others"]);
 
 /**
  * What a not-current row keeps of its score, so that it ranks below a current fact of about the

@@ -109,6 +109,8 @@ export function standingOf(sentence: string, selfNames: readonly string[]): "cur
   const mood = modalityOf(sentence);
   // A condition makes the whole sentence unreal, denial or not ("If I marry Tom I'm not taking his name").
   if (CONDITION.test(sentence)) return "hypothetical";
+  // A change denied ("We're not getting divorced", "I'm not leaving Spotify") tells nothing new.
+  if (mood === "negated" && CHANGE.test(sentence)) return "denied";
   if (mood === "future") return "plan";
   if (mood === "hypothetical" || mood === "question") return "hypothetical";
   if (mood === "past") return "past";
