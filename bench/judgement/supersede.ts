@@ -15,6 +15,8 @@ import type { Half } from "../support/label-split.js";
 /** One scenario run through Add, Add a year later, then Search. */
 export interface ScenarioRow {
   half: Half;
+  /** The label set it comes from. */
+  source: string;
   kind: string;
   slot: string;
   closes: boolean;
@@ -27,6 +29,8 @@ export interface ScenarioRow {
   closed: string[];
   secondFacts: string[];
   top: string;
+  /** The first five Search hits with their score and the category the Add filed them under. */
+  hits: { text: string; score: number; category: string }[];
   closedRight: boolean;
   topRight: boolean;
   right: boolean;
@@ -61,12 +65,14 @@ export async function runScenarios(embedder: Embedder, scenarios: readonly Label
       const second = await client.add({ scope, observedAt: timestampFromMs(T0 + YEAR), messages: [{ role: "user", name: s.speaker, content: s.second }] });
       const firstIds = new Set(first.added.map((m) => m.id));
       const closed = second.superseded.filter((m) => firstIds.has(m.id)).map((m) => m.text);
-      const found = await client.search({ scope, query: s.question, k: 3 });
+      const found = await client.search({ scope, query: s.question, k: 5 });
+      const categories = new Map([...first.added, ...second.added].map((m) => [m.id, m.category] as const));
       const top = found.hits[0]?.memory ?? "";
       const closedRight = s.closes ? closed.length > 0 : closed.length === 0;
       const topRight = top.toLowerCase().includes(s.expected.toLowerCase());
       rows.push({
         half: s.half,
+        source: s.source,
         kind: s.kind,
         slot: s.slot,
         closes: s.closes,
@@ -78,6 +84,7 @@ export async function runScenarios(embedder: Embedder, scenarios: readonly Label
         closed,
         secondFacts: second.added.map((m) => m.text),
         top,
+        hits: found.hits.map((h) => ({ text: h.memory, score: h.score, category: categories.get(h.id) ?? "" })),
         closedRight,
         topRight,
         right: closedRight && topRight,

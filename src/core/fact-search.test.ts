@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
-import { scoreCandidates, topWithReservedPlaces } from "./fact-search.js";
+import { NOT_CURRENT_FACTOR, notCurrentFor, scoreCandidates, topWithReservedPlaces } from "./fact-search.js";
 import { factLine, fillBlock, messageLine } from "./block-lines.js";
 
 describe("search scoring", () => {
@@ -12,6 +12,25 @@ describe("search scoring", () => {
     expect(a.item).toBe("b");
     expect(a.score).toBeCloseTo(0.8 * 0.75 + 0.1 * 1 + 0);
     expect(b.score).toBeCloseTo(0.8 * 0.7 + 0.1 * 0.2 + 0.1 * 1); // the seed's 0.68
+  });
+
+  it("ranks a row filed as not current below a current fact of about the same relevance", () => {
+    const [first, second] = scoreCandidates([
+      { item: "plan", similarity: 0.7, bm25: 0, names: 0, onNamedDate: false, current: false },
+      { item: "fact", similarity: 0.62, bm25: 0, names: 0, onNamedDate: false, current: true },
+    ]);
+    expect(first.item).toBe("fact");
+    expect(second.score).toBeCloseTo(0.8 * 0.7 * NOT_CURRENT_FACTOR);
+  });
+
+  it("files plans, wishes, the past, stays and other people's news as not current, unless the question asks of them", () => {
+    const now = notCurrentFor("Where does Maya live now?");
+    expect(["plan", "hypothetical", "denied", "past", "temporary", "about_others"].map(now)).toEqual([true, true, true, true, true, true]);
+    expect(["location", "work", "event", "personal"].map(now)).toEqual([false, false, false, false]);
+    expect(notCurrentFor("What is Maya planning?")("plan")).toBe(false);
+    expect(notCurrentFor("Where did Maya live before?")("past")).toBe(false);
+    expect(notCurrentFor("What does Lucy's husband do?")("about_others")).toBe(false);
+    expect(notCurrentFor("What does Lucy's husband do?")("plan")).toBe(true);
   });
 
   it("reserves places in the top k for rows on a named date", () => {

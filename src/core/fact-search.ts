@@ -1,5 +1,34 @@
+import { mentionsOthers } from "./extract/change-events.js";
+
 /** hanumem's read-path weights: meaning, words and names, each channel scaled to 0..1. */
 export const SEARCH_WEIGHTS = { meaning: 0.8, words: 0.1, names: 0.1 } as const;
+
+/**
+ * Categories under which the offline extractor files a statement that is not the speaker's
+ * present: a plan, a wish or question, a change denied, the past told as past, a stay that ends,
+ * someone else's news.
+ */
+export type NotCurrentCategory = "plan" | "hypothetical" | "denied" | "past" | "temporary" | "about_others";
+export const NOT_CURRENT_CATEGORIES: ReadonlySet<string> = new Set<NotCurrentCategory>(["plan", "hypothetical", "denied", "past", "temporary", "about_others"]);
+
+/**
+ * What a not-current row keeps of its score, so that it ranks below a current fact of about the
+ * same relevance (chosen on the tune half of the supersede scenarios, bench/judgement).
+ */
+export const NOT_CURRENT_FACTOR = 0.75;
+
+// A question that itself asks of plans, wishes or the past.
+const ASKS_NOT_CURRENT = /\b(?:plan\w*|thinking|consider\w*|going\s+to|will|would|might|hop(?:e|es|ing)|want\w*|wish\w*|dream\w*|used\s+to|before|previous\w*|formerly|past|ago|trip|visit\w*|next)\b/i;
+
+/**
+ * The rows a question ranks below current facts: those filed as not current (a plan, a wish, the
+ * past, a stay, someone else's news), unless the question asks of such things or of someone else.
+ */
+export function notCurrentFor(query: string): (category: string) => boolean {
+  const asksOthers = mentionsOthers(query);
+  const asksNotCurrent = ASKS_NOT_CURRENT.test(query);
+  return (category) => NOT_CURRENT_CATEGORIES.has(category) && !(category === "about_others" ? asksOthers : asksNotCurrent);
+}
 
 /** Share of the top k kept for rows on a date the question names (rounded up). */
 export const DATE_RESERVED_SHARE = 0.5;
@@ -15,6 +44,8 @@ export interface SearchCandidate<T> {
   names: number;
   /** True when the row lies on a date the question names. */
   onNamedDate: boolean;
+  /** False for a row filed as not current for this question (see NOT_CURRENT_CATEGORIES); absent = current. */
+  current?: boolean;
 }
 
 /** A candidate with its scaled channels and score. */
@@ -23,19 +54,23 @@ export interface ScoredCandidate<T> extends SearchCandidate<T> {
   meaning: number;
   /** BM25 divided by the best BM25 among the candidates, 0..1. */
   words: number;
-  /** 0.8·meaning + 0.1·words + 0.1·names. */
+  /** 0.8·meaning + 0.1·words + 0.1·names (times NOT_CURRENT_FACTOR for a not-current row). */
   score: number;
 }
 
-/** Scores candidates: 0.8 meaning + 0.1 words + 0.1 names, best first (ties by input order). */
-export function scoreCandidates<T>(candidates: readonly SearchCandidate<T>[]): ScoredCandidate<T>[] {
+/**
+ * Scores candidates: 0.8 meaning + 0.1 words + 0.1 names, times `notCurrentFactor` for a row that
+ * is not current; best first (ties by input order).
+ */
+export function scoreCandidates<T>(candidates: readonly SearchCandidate<T>[], notCurrentFactor = NOT_CURRENT_FACTOR): ScoredCandidate<T>[] {
   const best = Math.max(0, ...candidates.map((c) => c.bm25));
   return candidates
     .map((c, i) => {
       const meaning = Math.min(1, Math.max(0, c.similarity));
       const words = best > 0 ? Math.max(0, c.bm25) / best : 0;
       const names = Math.min(1, Math.max(0, c.names));
-      const score = SEARCH_WEIGHTS.meaning * meaning + SEARCH_WEIGHTS.words * words + SEARCH_WEIGHTS.names * names;
+      const fused = SEARCH_WEIGHTS.meaning * meaning + SEARCH_WEIGHTS.words * words + SEARCH_WEIGHTS.names * names;
+      const score = c.current === false ? fused * notCurrentFactor : fused;
       return { scored: { ...c, meaning, words, names, score }, i };
     })
     .sort((a, b) => b.scored.score - a.scored.score || a.i - b.i)

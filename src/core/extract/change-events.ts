@@ -234,6 +234,13 @@ export function actorOf(clause: string, selfNames: readonly string[], previous: 
   return /\b(?:he|she|they|his|her|their|him|them)\b/i.test(c) || new RegExp(`\\b${KIN}\\b`, "iu").test(c) ? "unknown" : "speaker";
 }
 
+const OTHERS_NAMED = new RegExp(`\\b(?:he|she|they|his|her|their|him|them|${KIN})\\b`, "iu");
+
+/** True when a text speaks of someone other than the speaker (a kin or people word, a third-person pronoun). */
+export function mentionsOthers(text: string): boolean {
+  return OTHERS_NAMED.test(text);
+}
+
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -133,3 +133,23 @@ describe("offline extractor", () => {
     expect(facts.map((f) => f.text)).toEqual(["Li loves spicy food."]);
   });
 });
+
+describe("offline extractor: how a statement stands to the speaker's present", () => {
+  const categoryOf = (content: string) =>
+    extractOffline({ messages: [{ id: "m1", role: "user", name: "Lucy", content }], observedAt: MAR_02_2026, storedFacts: [], strategies: [] }).map((f) => f.category);
+
+  it("files plans, wishes, denied changes, the past, stays and someone else's news as not current", () => {
+    expect(categoryOf("I'm thinking about moving to Edinburgh.")).toEqual(["hypothetical"]);
+    expect(categoryOf("If I marry Tom I'm not taking his name.")).toEqual(["hypothetical"]);
+    expect(categoryOf("I'm going to start at HSBC next month.")).toEqual(["plan"]);
+    expect(categoryOf("I'm not leaving Spotify, whatever the rumours say.")).toEqual(["denied"]);
+    expect(categoryOf("I used to live in Rome.")).toEqual(["past"]);
+    expect(categoryOf("I'm in Frankfurt for two weeks for a course.")).toEqual(["temporary"]);
+    expect(categoryOf("My husband just got promoted to headteacher at his school!")).toEqual(["about_others"]);
+  });
+
+  it("keeps the speaker's actual statements and events in their own category", () => {
+    expect(categoryOf("I live in London.")).toEqual(["location"]);
+    expect(categoryOf("Left teaching in July and retrained as an electrician, first proper job on site next week.")).toEqual(["work"]);
+  });
+});

@@ -6,6 +6,7 @@ import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFi
 import { actorOf, clausesOf, restatement, type SpeakerEvent, speakerEvents, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
+import type { NotCurrentCategory } from "../fact-search.js";
 import { conflictingSlots, findSlots, isSelf, type SlotName, type SlotValue } from "./slots.js";
 
 /** What the offline extractor reads. */
@@ -101,6 +102,23 @@ function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
   return selfNames.some((n) => new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "u").test(s));
 }
 
+const CONDITION = /^\W*(?:if|unless|suppose|supposing|imagine|in\s+case)\b/i;
+
+/** How a statement stands to the speaker's present: current, or filed under a not-current category. */
+export function standingOf(sentence: string, selfNames: readonly string[]): "current" | NotCurrentCategory {
+  const mood = modalityOf(sentence);
+  // A condition makes the whole sentence unreal, denial or not ("If I marry Tom I'm not taking his name").
+  if (CONDITION.test(sentence)) return "hypothetical";
+  // A change denied ("We're not getting divorced", "I'm not leaving Spotify") tells nothing new.
+  if (mood === "negated" && CHANGE.test(sentence)) return "denied";
+  if (mood === "future") return "plan";
+  if (mood === "hypothetical" || mood === "question") return "hypothetical";
+  if (mood === "past") return "past";
+  if (mood === "temporary") return "temporary";
+  if (!(speakerActs(sentence, selfNames) || namesSpeaker(sentence, selfNames)) && sentenceActor(sentence, selfNames) === "other") return "about_others";
+  return "current";
+}
+
 /**
  * Stored facts a statement closes by meaning: the statement is actual, tells of a change, its
  * actor is the speaker, and its slot (by meaning or rules) is the stored fact's slot (by rules or
@@ -177,6 +195,10 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
       const mySlots = slots.filter((s) => isSelf(s.subject, selfNames)).map((s) => s.slot);
       const eventDate = eventDateOf(sentence, dates, input.observedAt);
       const cls = classifyFact(text, mySlots, eventDate !== null);
+      // A statement that is not the speaker's present (a plan, a wish, a question, the past, a stay,
+      // someone else's news) is filed as such, so that Search ranks it below the speaker's current facts.
+      const standing = live.length > 0 ? "current" : standingOf(sentence, selfNames);
+      if (standing !== "current") cls.category = standing;
       if (!keepForStrategies(cls.factType, input.strategies)) continue;
       // Only what is so now replaces a stored fact: not a plan, a wish, a question or a denial.
       // The patterns need the whole sentence actual; the change grammar judges each clause.

@@ -1,5 +1,5 @@
 import { findDates, type NamedDate, onAnyDate } from "../../core/extract/dates.js";
-import { type ScoredCandidate, type SearchCandidate, scoreCandidates, topWithReservedPlaces } from "../../core/fact-search.js";
+import { notCurrentFor, type ScoredCandidate, type SearchCandidate, scoreCandidates, topWithReservedPlaces } from "../../core/fact-search.js";
 import { questionNames } from "../../core/extract/entities.js";
 import { namesScore } from "../../core/names.js";
 import { cosine } from "../../core/ranking.js";
@@ -63,7 +63,8 @@ const onNamedDate = (m: MemoryRecord, dates: readonly NamedDate[]) => onAnyDate(
 /**
  * The hanumem read path: dates and names found in the question; meaning (cosine), words (BM25)
  * and rows on a named date fetched in parallel over open rows only (or the rows of `as_of` /
- * `as_of_event`); score = 0.8·meaning + 0.1·words + 0.1·names; up to half of the top k reserved
+ * `as_of_event`); score = 0.8·meaning + 0.1·words + 0.1·names, lowered for a row filed as not
+ * current (`notCurrentFor`); up to half of the top k reserved
  * for rows on a named date; each hit brings the closed rows it replaced as `history`.
  */
 export async function searchFacts(deps: ServiceDeps, tenant: string, input: SearchInput, signals?: QuestionSignals): Promise<FactHit[]> {
@@ -78,6 +79,7 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
     q.dates.length > 0 ? reads.find(where.and(condition, onDatesCondition(q.dates)), { limit: fetch }) : Promise.resolve([]),
   ]);
   const candidates = new Map<string, SearchCandidate<MemoryRecord>>();
+  const notCurrent = notCurrentFor(input.query);
   const add = (row: MemoryRecord, similarity?: number) => {
     let c = candidates.get(row.id);
     if (!c) {
@@ -87,6 +89,7 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
         bm25: 0,
         names: namesScore(q.names, row.text, row.entities),
         onNamedDate: onNamedDate(row, q.dates),
+        current: !notCurrent(row.category),
       };
       candidates.set(row.id, c);
     }
