@@ -29,9 +29,8 @@ import { openRawLance, type RawLance } from "./support/raw-lance.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
 import { tableStats } from "./support/table-stats.js";
+import { SMALL_FRAGMENT_THRESHOLD, watchTables } from "./support/table-watch.js";
 
-/** The server's compaction threshold (small fragments per table, `MaintenanceOptions.smallFragments`). */
-const SMALL_FRAGMENT_THRESHOLD = 24;
 /** The bench server's maintenance period (seconds). */
 const MAINTENANCE_SECONDS = 5;
 
@@ -77,47 +76,6 @@ async function cacheCounters(server: ServerProcess): Promise<Record<string, numb
   const out: Record<string, number> = {};
   for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
   return out;
-}
-
-/**
- * Samples the data directory every 2 s from the end of ingest: the most small fragments any one
- * `memories`/`episodes` table has, when that first fell under the compaction threshold, and the
- * server's peak RSS.
- */
-function watchTables(server: ServerProcess, data: string) {
-  const started = performance.now();
-  const samples: { s: number; maxSmall: number; tables: number; fragments: number }[] = [];
-  let underAt: number | null = null;
-  let peakRss = server.rssMiB();
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      peakRss = Math.max(peakRss, server.rssMiB());
-      const stats = await tableStats(data).catch(() => null);
-      if (stats) {
-        const kinds = Object.values(stats);
-        const maxSmall = Math.max(0, ...kinds.map((k) => k.maxSmall));
-        const s = since(started) / 1000;
-        samples.push({ s, maxSmall, tables: kinds.reduce((n, k) => n + k.tables, 0), fragments: kinds.reduce((n, k) => n + k.fragments, 0) });
-        if (underAt === null && maxSmall < SMALL_FRAGMENT_THRESHOLD) underAt = s;
-        if (underAt !== null && maxSmall >= SMALL_FRAGMENT_THRESHOLD) underAt = null; // back over: not settled yet
-      }
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-  })();
-  return {
-    get underAt() {
-      return underAt;
-    },
-    get peakRss() {
-      return Math.max(peakRss, server.rssMiB());
-    },
-    samples,
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
 }
 
 /**

@@ -21,6 +21,7 @@ import { memoryClient } from "./support/client.js";
 import { ingestUsers } from "./support/ingest.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { printTable, quantile, since, writeResults } from "./support/stats.js";
+import { SMALL_FRAGMENT_THRESHOLD, watchTables } from "./support/table-watch.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -40,8 +41,6 @@ const perUser = Number(args["per-user"]);
 const minutes = Number(args.minutes);
 const k = Number(args.k);
 const maintenanceSeconds = Number(args["maintenance-seconds"]);
-/** The default `smallFragments` threshold of the maintainer (src/adapters/lancedb/maintenance.ts). */
-const SMALL_FRAGMENT_THRESHOLD = 24;
 
 /** One `/metrics` sample of what the soak watches. */
 interface Sample {
@@ -90,13 +89,16 @@ async function scrape(server: ServerProcess, at: number): Promise<Sample> {
 
 const root = await mkdtemp(join(tmpdir(), "agentmem-bench-soak-"));
 process.stdout.write(`== soak: ${users} users × ${perUser} memories, ${minutes} min (data in ${root})\n`);
-const server = await startServerProcess({ data: join(root, "server"), env: { AGENTMEM_MAINTENANCE_SECONDS: String(maintenanceSeconds) } });
+const data = join(root, "server");
+const server = await startServerProcess({ data, env: { AGENTMEM_MAINTENANCE_SECONDS: String(maintenanceSeconds) } });
 try {
   const client = memoryClient(server.url);
   const vocabulary = createVocabulary(5000);
   const { seconds: ingestSeconds } = await ingestUsers(client, users, perUser);
   process.stdout.write(`ingested ${users * perUser} rows in ${ingestSeconds.toFixed(1)} s (${Math.round((users * perUser) / ingestSeconds)} rows/s)\n`);
 
+  // Every memories/episodes shard table, read from the data directory every 5 s from the end of ingest.
+  const watch = watchTables(server, data, 5_000);
   const start = performance.now();
   const startEpoch = Date.now();
   const end = start + minutes * 60_000;
@@ -129,6 +131,7 @@ try {
     }
   })();
   await Promise.all([...recallers, writer, sampler]);
+  await watch.stop();
 
   const perMinute = Array.from({ length: minutes }, (_, m) => {
     const ms = recalls.filter((r) => r.minute === m).map((r) => r.ms);
@@ -163,12 +166,6 @@ try {
     compactions.map((c) => ({ "s after ingest": c.at, "optimize ms": c.ms, "fragments before": c.before, "fragments after": c.after })),
   );
   const final = samples.at(-1)!;
-  // With shard tables (`memories.s03of08__…`): the first compaction after which every memories table compacted so far is under the threshold.
-  const latest = new Map<string, number>();
-  const underThreshold = compactions.find((c) => {
-    latest.set(c.table, c.after);
-    return [...latest.values()].every((after) => after < SMALL_FRAGMENT_THRESHOLD);
-  });
   const summary = {
     rows: users * perUser,
     "ingest rows/s": Math.round((users * perUser) / ingestSeconds),
@@ -177,13 +174,17 @@ try {
     "retried with writes held": final.retries,
     "given up": final.giveUps,
     "wasted rewrite s": final.wastedSeconds,
-    "fragments < 24 after a compaction at (s after ingest)": underThreshold ? underThreshold.at : "never",
+    // The first sample from which every memories and episodes table stayed under the threshold.
+    [`every table < ${SMALL_FRAGMENT_THRESHOLD} small fragments from (s after ingest)`]: watch.underAt === null ? "never" : Math.round(watch.underAt),
+    "maintenance period s": maintenanceSeconds,
+    "most small fragments in one table, end": watch.samples.at(-1)?.maxSmall ?? NaN,
     "compactions of memories": compactions.length,
     "max p50 / 1st minute": Math.max(...perMinute.map((m) => m.p50)) / firstP50,
     "RSS MiB": server.rssMiB(),
+    "peak RSS MiB": watch.peakRss,
   };
   printTable("soak outcome", [summary]);
-  process.stdout.write(`\nwrote ${writeResults("soak", { args, ingestSeconds, perMinute, samples, compactions, summary })}\n`);
+  process.stdout.write(`\nwrote ${writeResults("soak", { args, ingestSeconds, perMinute, samples, tableSamples: watch.samples, compactions, summary })}\n`);
 } finally {
   await server.stop();
   if (!args.keep) await rm(root, { recursive: true, force: true });
