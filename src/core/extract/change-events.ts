@@ -231,7 +231,7 @@ export function actorOf(clause: string, selfNames: readonly string[], previous: 
   // unless the speaker is in it ("The wee cottage on Skye is where I hang my hat").
   if (/\b(?:I|me|my|we|us|our)\b/.test(c)) return "speaker";
   // A thing as subject with no one else in the clause ("Home is Sydney now") is the speaker's, in a first-person chat turn.
-  return /\b(?:he|she|they|his|her|their|him|them)\b/i.test(c) || new RegExp(`\\b${KIN}\\b`, "iu").test(c) ? "unknown" : "speaker";
+  return mentionsOthers(c) ? "unknown" : "speaker";
 }
 
 const OTHERS_NAMED = new RegExp(`\\b(?:he|she|they|his|her|their|him|them|${KIN})\\b`, "iu");
