@@ -25,12 +25,11 @@ describe("planFold", () => {
     expect(plan).toEqual({ base: 0, fragments: [3, 5, 7], rows: 26 });
   });
 
-  it("rewrites whole (null) a table with one fragment, a small base, or a delta past half the base or the byte bound", () => {
+  it("rewrites whole (null) a table with one fragment, a small base, or a delta past the byte bound", () => {
     expect(planFold(new Map([[0, 4_000]]), limits)).toBeNull();
     expect(planFold(new Map([[0, 999], [1, 2]]), limits)).toBeNull();
-    expect(planFold(new Map([[0, 4_000], [1, 1_500], [2, 501]]), limits)).toBeNull();
-    expect(planFold(new Map([[0, 4_000], [1, 1_500], [2, 500]]), limits)).not.toBeNull();
     expect(planFold(new Map([[0, 40_000], [1, 10_001]]), limits)).toBeNull();
+    expect(planFold(new Map([[0, 40_000], [1, 6_000], [2, 4_000]]), limits)).toEqual({ base: 0, fragments: [1, 2], rows: 10_000 });
   });
 
   it("leaves fragments at LanceDB's target size alone and takes the largest below it as the base", () => {

@@ -11,8 +11,8 @@ import { inFragments } from "./filter.js";
  * unchanged; fragments left with no live row drop out of the manifest). The new fragment is not
  * indexed yet, so the `optimize` that follows has nothing to bin with the base: it only folds the
  * new rows into the indexes and prunes old versions. A pass then costs what was written since the
- * last full compaction, not the table; once that delta outgrows its bound, a full rewrite runs and
- * the cycle starts again.
+ * last full compaction, not the table; once that delta outgrows its byte bound, a full rewrite
+ * runs and the cycle starts again.
  */
 
 /** Rows per fragment id (live rows only), read from the row addresses. */
@@ -51,9 +51,12 @@ export interface FoldPlan {
 
 /**
  * The fold for a table whose live rows per fragment are `rows`, or null when a full rewrite is the
- * right pass: no second fragment to move, a base too small to be worth sparing, or a delta that
- * has grown past half the base or past `maxBytes` (the merge holds what it moves in memory).
- * Fragments at LanceDB's target size are left alone either way.
+ * right pass: no second fragment to move, a base too small to be worth sparing, or a delta past
+ * `maxBytes` (the merge holds what it moves in memory, and past that a full rewrite costs little
+ * more than the fold). A full `optimize` leaves the rows its indexes covered and the rest in two
+ * fragments, so the delta right after one can be as large as the rows written since the one
+ * before; folding it (not rewriting again) is what lets the table settle. Fragments at LanceDB's
+ * target size are left alone either way.
  */
 export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits): FoldPlan | null {
   const movable = [...rows].filter(([, n]) => n < TARGET_FRAGMENT_ROWS);
@@ -63,7 +66,7 @@ export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits):
   if (baseRows < limits.minBaseRows) return null;
   const fragments = movable.filter(([id]) => id !== base).map(([id]) => id).sort((a, b) => a - b);
   const moved = movable.filter(([id]) => id !== base).reduce((sum, [, n]) => sum + n, 0);
-  if (moved * 2 > baseRows || moved * limits.bytesPerRow > limits.maxBytes) return null;
+  if (moved * limits.bytesPerRow > limits.maxBytes) return null;
   return { base, fragments, rows: moved };
 }
 
