@@ -15,6 +15,7 @@
  * - `…: id column`, `key: no vector`: the same reads selecting less (what reading whole rows costs).
  *
  *   nice -n 10 npm run bench:adjacent                          # 125 users × 1,000 rows, 300 recalls
+ *   nice -n 10 npm run bench:adjacent -- --sessions 20             # each user's turns in 20 sessions of 50
  *   nice -n 10 npm run bench:adjacent -- --users 50 --queries 100
  *
  * Prints a table and writes bench/results/adjacent.json.
@@ -42,6 +43,8 @@ const { values: args } = parseArgs({
     k: { type: "string", default: "10" },
     /** Users written between two maintenance passes; the table is measured before the last pass ("ingesting") and after it ("settled"). */
     "settle-every": { type: "string", default: "16" },
+    /** Sessions per end-user, each numbered from 1 (1: one scope per user, as bench:scale writes). */
+    sessions: { type: "string", default: "1" },
   },
 });
 const users = Number(args.users);
@@ -49,6 +52,8 @@ const perUser = Number(args["per-user"]);
 const queries = Number(args.queries);
 const k = Number(args.k);
 const settleEvery = Number(args["settle-every"]);
+const sessions = Number(args.sessions);
+const perSession = Math.ceil(perUser / sessions);
 
 const embedder = createHashEmbedder();
 const dir = await mkdtemp(join(tmpdir(), "agentmem-adjacent-"));
@@ -117,8 +122,13 @@ try {
     const user = userId(u);
     const texts = Array.from({ length: perUser }, () => sentence(vocabulary, random));
     const vectors = await embedder.embed(texts);
-    // Positions 1…perUser in the end-user's one scope, a minute apart (as RememberBatch numbers a transcript).
-    const rows = texts.map((t, i) => ({ ...benchRecord(user, i, t, vectors[i], now), traceNumber: i + 1, validFrom: now + i * 60_000 }));
+    // Positions 1, 2, … in each session, a minute apart (as RememberBatch numbers a transcript).
+    const rows = texts.map((t, i) => ({
+      ...benchRecord(user, i, t, vectors[i], now),
+      session: sessions > 1 ? `s${Math.floor(i / perSession)}` : "",
+      traceNumber: (i % perSession) + 1,
+      validFrom: now + i * 60_000,
+    }));
     for (let i = 0; i < rows.length; i += 1000) await memories.append(rows.slice(i, i + 1000));
     // Maintenance under ingest: every `settleEvery` users compacted and indexed; the last ones not yet.
     if ((u + 1) % settleEvery === 0) await memories.maintain((table) => table.optimize());
@@ -130,12 +140,12 @@ try {
   phases.settled = await measure(memories, vocabulary);
   for (const [phase, summaries] of Object.entries(phases)) {
     printTable(
-      `Adjacent-turn read, ${phase}: ${users * perUser} rows (${users} users × ${perUser}), ${queries} recalls k=${k}, engine path (ms)`,
+      `Adjacent-turn read, ${phase}: ${users * perUser} rows (${users} users × ${perUser} in ${sessions} session(s)), ${queries} recalls k=${k}, engine path (ms)`,
       WAYS.map((w) => ({ read: w, p50: summaries[w].p50, p90: summaries[w].p90, p99: summaries[w].p99, "rows/read": summaries[w].rows })),
     );
   }
   console.log(`key read ≠ position read in ${mismatches} recalls; ingest ${ingestSeconds.toFixed(1)} s`);
-  writeResults("adjacent", { users, perUser, queries, k, settleEvery, ingestSeconds, mismatches, phases });
+  writeResults("adjacent", { users, perUser, sessions, queries, k, settleEvery, ingestSeconds, mismatches, phases });
 } finally {
   await store.close();
   await rm(dir, { recursive: true, force: true });
