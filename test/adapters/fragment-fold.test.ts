@@ -32,6 +32,14 @@ describe("planFold", () => {
     expect(planFold(new Map([[0, 40_000], [1, 6_000], [2, 4_000]]), limits)).toEqual({ base: 0, fragments: [1, 2], rows: 10_000 });
   });
 
+  it("moves only the fragments the indexes cover; the optimize compacts the rest among themselves", () => {
+    const rows = new Map([[0, 4_000], [5, 300], [8, 2], [9, 3]]);
+    expect(planFold(rows, { ...limits, indexedThrough: 5 })).toEqual({ base: 0, fragments: [5], rows: 300 });
+    expect(planFold(rows, { ...limits, indexedThrough: 0 })).toEqual({ base: 0, fragments: [], rows: 0 });
+    // A base the indexes do not cover would be binned with the new fragments anyway.
+    expect(planFold(new Map([[0, 30], [7, 4_000], [8, 2]]), { ...limits, indexedThrough: 5 })).toBeNull();
+  });
+
   it("leaves fragments at LanceDB's target size alone and takes the largest below it as the base", () => {
     const plan = planFold(new Map([[0, TARGET_FRAGMENT_ROWS], [1, 3_000], [2, 10]]), limits);
     expect(plan).toEqual({ base: 1, fragments: [2], rows: 10 });

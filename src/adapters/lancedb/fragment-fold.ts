@@ -40,6 +40,12 @@ export interface FoldLimits {
   bytesPerRow: number;
   /** Below this many rows in the base, the whole table is rewritten instead (cheap). */
   minBaseRows: number;
+  /**
+   * Fragments with ids up to this one are covered by the indexes (the last optimize's index refresh
+   * saw them; ids only grow); later ones are not. Unknown (a table not optimized by this process
+   * yet): every fragment is taken to be covered.
+   */
+  indexedThrough?: number;
 }
 
 /** What a fold would move: the fragments and their rows. */
@@ -51,23 +57,24 @@ export interface FoldPlan {
 
 /**
  * The fold for a table whose live rows per fragment are `rows`, or null when a full rewrite is the
- * right pass: no second fragment to move, a base too small to be worth sparing, or a delta past
- * `maxBytes` (the merge holds what it moves in memory, and past that a full rewrite costs little
- * more than the fold). A full `optimize` leaves the rows its indexes covered and the rest in two
- * fragments, so the delta right after one can be as large as the rows written since the one
- * before; folding it (not rewriting again) is what lets the table settle. Fragments at LanceDB's
- * target size are left alone either way.
+ * right pass: no second fragment, a base too small to be worth sparing or not covered by the
+ * indexes, or more to move than `maxBytes` (the merge holds what it moves in memory). Only the
+ * covered fragments besides the base need to move: those not covered yet are binned with each
+ * other (and with the moved rows), never with the base, so the optimize compacts them at the cost
+ * of the rows written since its last run. An empty plan means the optimize will spare the base as
+ * it is. Fragments at LanceDB's target size are left alone either way.
  */
 export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits): FoldPlan | null {
-  const movable = [...rows].filter(([, n]) => n < TARGET_FRAGMENT_ROWS);
-  if (movable.length < 2) return null;
+  const candidates = [...rows].filter(([, n]) => n < TARGET_FRAGMENT_ROWS);
+  if (candidates.length < 2) return null;
   // The largest fragment is the base; of equals, the oldest.
-  const [base, baseRows] = movable.reduce((best, f) => (f[1] > best[1] || (f[1] === best[1] && f[0] < best[0]) ? f : best));
-  if (baseRows < limits.minBaseRows) return null;
-  const fragments = movable.filter(([id]) => id !== base).map(([id]) => id).sort((a, b) => a - b);
-  const moved = movable.filter(([id]) => id !== base).reduce((sum, [, n]) => sum + n, 0);
+  const [base, baseRows] = candidates.reduce((best, f) => (f[1] > best[1] || (f[1] === best[1] && f[0] < best[0]) ? f : best));
+  const covered = (id: number) => limits.indexedThrough === undefined || id <= limits.indexedThrough;
+  if (baseRows < limits.minBaseRows || !covered(base)) return null;
+  const movable = candidates.filter(([id]) => id !== base && covered(id));
+  const moved = movable.reduce((sum, [, n]) => sum + n, 0);
   if (moved * limits.bytesPerRow > limits.maxBytes) return null;
-  return { base, fragments, rows: moved };
+  return { base, fragments: movable.map(([id]) => id).sort((a, b) => a - b), rows: moved };
 }
 
 /**
@@ -76,6 +83,7 @@ export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits):
  * commit would be overwritten by the row as read).
  */
 export async function fold(table: Table, plan: FoldPlan): Promise<number> {
+  if (plan.fragments.length === 0) return 0;
   const read = await table.query().withRowId().where(inFragments(plan.fragments)).toArrow();
   const rows = read.select(read.schema.fields.map((f) => f.name).filter((n) => n !== "_rowid"));
   if (rows.numRows === 0) return 0;

@@ -150,6 +150,8 @@ export class Maintainer {
   private stopped = false;
   /** Per table: when it was last optimized (or first seen), at which version, and whether it ever was. */
   private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
+  /** Per table: the highest fragment id when its last optimize ended (see `FoldLimits.indexedThrough`). */
+  private readonly indexedThrough = new Map<string, number>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
   private lastWrites = "";
@@ -267,7 +269,7 @@ export class Maintainer {
     const share = this.options.unindexedShare ?? 0.05;
     const unindexedDue = share > 0 ? Math.min(unindexedLimit, Math.max(1, Math.ceil(stats.numRows * share))) : unindexedLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= unindexedDue)) || overdue) {
-      const compaction = await this.compactionPlan(table, stats);
+      const compaction = await this.compactionPlan(name, table, stats);
       // A fold bounds the pass by what was written since the last full compaction, whatever the table's size.
       const bounded = compaction.plan !== null || stats.numRows <= (this.options.boundedRows ?? 250_000);
       const behind = bounded || small >= 4 * smallLimit || unindexed >= 4 * unindexedLimit;
@@ -294,10 +296,11 @@ export class Maintainer {
   }
 
   /** The table's live rows per fragment (null if unknown) and the fold to run before its optimize (null: none). */
-  private async compactionPlan(table: lancedb.Table, stats: lancedb.TableStatistics): Promise<Compaction> {
+  private async compactionPlan(name: string, table: lancedb.Table, stats: lancedb.TableStatistics): Promise<Compaction> {
     const before = await this.fragments(table, stats);
     const bytesPerRow = stats.numRows > 0 ? stats.totalBytes / stats.numRows : 0;
-    const plan = before && (await this.foldable(table)) ? planFold(before, this.foldLimits(bytesPerRow)) : null;
+    const limits = { ...this.foldLimits(bytesPerRow), indexedThrough: this.indexedThrough.get(name) };
+    const plan = before && (await this.foldable(table)) ? planFold(before, limits) : null;
     return { before, plan, bytesPerRow };
   }
 
@@ -307,7 +310,7 @@ export class Maintainer {
     const started = performance.now();
     const keep = this.options.keepVersionsMs ?? 10 * 60_000;
     // A fold that fails leaves the table as it was; the optimize below then rewrites it whole.
-    const folded = plan
+    const folded = plan && plan.fragments.length > 0
       ? await this.fold(name, entry, plan, bytesPerRow).catch((error) => {
           this.counters.errors++;
           this.logger.warn({ table: name, err: String(error) }, "fold failed; compacting the whole table");
@@ -323,19 +326,21 @@ export class Maintainer {
     c.fragmentsAdded += result.compaction.fragmentsAdded;
     c.versionsRemoved += result.prune.oldVersionsRemoved;
     c.bytesRemoved += result.prune.bytesRemoved;
-    // The rows of the fragments the compaction replaced (those the fold moved are counted by it).
+    // The rows of the fragments the compaction replaced (those the fold moved are counted by it),
+    // and the last fragment the index refresh saw (the next fold moves only fragments up to it).
     let rewritten = 0;
-    if (result.compaction.fragmentsRemoved > 0 && before) {
-      const after = await fragmentRows(table);
+    const after = await fragmentRows(table).catch(() => null);
+    if (after) this.indexedThrough.set(name, Math.max(-1, ...after.keys()));
+    if (result.compaction.fragmentsRemoved > 0 && before && after) {
       const moved = new Set(plan?.fragments ?? []);
       for (const [id, rows] of before) if (!moved.has(id) && !after.has(id)) rewritten += rows;
     }
     c.rowsRewritten += rewritten;
     c.bytesRewritten += rewritten * bytesPerRow;
-    const after = await table.stats();
+    const stats = await table.stats();
     this.logger.info(
       {
-        table: name, millis: Math.round(millis), fragmentsBefore, fragmentsAfter: after.fragmentStats.numFragments, unindexedBefore,
+        table: name, millis: Math.round(millis), fragmentsBefore, fragmentsAfter: stats.fragmentStats.numFragments, unindexedBefore,
         fragmentsRemoved: result.compaction.fragmentsRemoved, versionsRemoved: result.prune.oldVersionsRemoved, bytesRemoved: result.prune.bytesRemoved,
         folded, rowsRewritten: rewritten + folded, bytesRewritten: Math.round((rewritten + folded) * bytesPerRow),
       },
