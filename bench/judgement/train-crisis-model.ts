@@ -11,17 +11,19 @@
  * Each model's L2 penalty and crisis class weight are chosen by **leave-one-set-out**
  * cross-validation inside tune (bench/judgement/groups.ts: each fold holds out one source set, one
  * writer; area under the ROC curve of the out-of-fold scores), which estimates how the models read
- * a writer they never saw far better than random folds. The two decision thresholds are then
- * chosen together on the out-of-fold scores: the most tune crises caught by the OR of the rules,
- * the sentence model and the word model, with the false alarms of that OR — the rules' own
- * included — on at most MAX_FALSE_ALARMS of the tune non-crisis messages. The word model's
- * threshold alone (for embedders without the sentence model) is chosen the same way. Validate is
- * not read.
+ * a writer they never saw far better than random folds. The two decision thresholds and the veto
+ * (how far below its threshold every model must score to drop a weak rule reading: one cue class,
+ * no explicit intent) are then chosen together on the out-of-fold scores: the most tune crises
+ * caught by the OR of the rules (less the vetoed), the sentence model and the word model, with the
+ * false alarms of that OR — the rules' own included — on at most MAX_FALSE_ALARMS of the tune
+ * non-crisis messages. The word model's threshold and veto alone (for embedders without the
+ * sentence model) are chosen the same way. Validate is not read.
  * Writes src/core/relational/crisis-weights.ts and word-vocabulary.ts.
  *
  *   npx tsx bench/judgement/train-crisis-model.ts            # choose, train and write
  *   npx tsx bench/judgement/train-crisis-model.ts --dry-run  # print the cross-validation only
  *   CRISIS_MAX_FA=0.05 npx tsx bench/judgement/train-crisis-model.ts --dry-run
+ *   npx tsx bench/judgement/train-crisis-model.ts --cached-scores  # reuse the last run's out-of-fold scores
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
