@@ -11,22 +11,24 @@
  * Each model's L2 penalty and crisis class weight are chosen by **leave-one-set-out**
  * cross-validation inside tune (bench/judgement/groups.ts: each fold holds out one source set, one
  * writer; area under the ROC curve of the out-of-fold scores), which estimates how the models read
- * a writer they never saw far better than random folds. The two decision thresholds are then
- * chosen together on the out-of-fold scores: the most tune crises caught by the OR of the rules,
- * the sentence model and the word model, with the false alarms of that OR — the rules' own
- * included — on at most MAX_FALSE_ALARMS of the tune non-crisis messages. The word model's
- * threshold alone (for embedders without the sentence model) is chosen the same way. Validate is
- * not read.
+ * a writer they never saw far better than random folds. The two decision thresholds and the veto
+ * (how far below its threshold every model must score to drop a weak rule reading: one cue class,
+ * no explicit intent) are then chosen together on the out-of-fold scores: the most tune crises
+ * caught by the OR of the rules (less the vetoed), the sentence model and the word model, with the
+ * false alarms of that OR — the rules' own included — on at most MAX_FALSE_ALARMS of the tune
+ * non-crisis messages. The word model's threshold and veto alone (for embedders without the
+ * sentence model) are chosen the same way. Validate is not read.
  * Writes src/core/relational/crisis-weights.ts and word-vocabulary.ts.
  *
  *   npx tsx bench/judgement/train-crisis-model.ts            # choose, train and write
  *   npx tsx bench/judgement/train-crisis-model.ts --dry-run  # print the cross-validation only
  *   CRISIS_MAX_FA=0.05 npx tsx bench/judgement/train-crisis-model.ts --dry-run
+ *   npx tsx bench/judgement/train-crisis-model.ts --cached-scores  # reuse the last run's out-of-fold scores
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js";
-import { judgeCrisisByRules, lookAlike } from "../../src/core/relational/crisis.js";
+import { judgeCrisisByRules, lookAlike, strongByRules } from "../../src/core/relational/crisis.js";
 import { crisisFeatures } from "../../src/core/relational/crisis-model.js";
 import { bestPerLabel, prototypeTexts } from "../../src/core/relational/meaning.js";
 import type { CrisisClass } from "../../src/core/relational/prototypes.js";
@@ -35,15 +37,17 @@ import { valence } from "../../src/core/relational/valence.js";
 import { loadMessages } from "../support/judgement-labels.js";
 import { groupFolds } from "./groups.js";
 import { score, trainBinary } from "./logistic.js";
-import { embedCached, writeOutOfFold } from "./vector-cache.js";
+import { cachedScores, embedCached, writeOutOfFold } from "./vector-cache.js";
 import { tuneVocabulary, writeVocabulary } from "./vocabulary.js";
 
-const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", default: false }, "cached-scores": { type: "boolean", default: false } } });
 // A missed crisis is the worst failure: rules OR models may raise false alarms on up to 10% of the
 // tune non-crisis messages (the rules' own tune false alarms count against it; the models' are out of
 // fold; CRISIS_MAX_FA overrides it). See docs/judgement.md for the curve.
 const MAX_FALSE_ALARMS = Number(process.env.CRISIS_MAX_FA ?? 0.1);
 const PENALTIES = [0.0003, 0.001, 0.003];
+// How far below its threshold every model must score to veto a weak rule reading (Infinity: no veto).
+const VETOES = [Infinity, 6, 4, 3, 2.5, 2, 1.5, 1, 0.5, 0];
 const POSITIVE_WEIGHTS = [2, 4];
 
 const all = loadMessages("bench/labels");
@@ -61,6 +65,8 @@ const words = tune.map((m) => wordFeatures(m.text, valence(m.text), vocabulary))
 const sentenceXs = vectors.map((v, i) => crisisFeatures(v, bestPerLabel<CrisisClass>(v, crisisProtos), bestPerLabel(v, safeProtos).get("safe") ?? 0, words[i]));
 const ys = tune.map((m) => (m.crisis ? 1 : 0));
 const rules = tune.map((m) => judgeCrisisByRules(m.text) !== null);
+// An explicit intent or cues of two classes: never vetoed by the models.
+const strong = tune.map((m, i) => rules[i] && strongByRules(m.text));
 // A look-alike by the rules (the past told as recovered, a joke marker, a story) cancels the models too.
 const cancelled = tune.map((m) => lookAlike(m.text));
 // Grouped folds: one source set (one writer) held out per fold, so the out-of-fold scores are those of
@@ -105,59 +111,77 @@ function choose(name: string, xs: number[][]): Choice {
   return [...cells].sort((a, b) => b.auc - a.auc || b.l2 - a.l2)[0];
 }
 
-const sentence = choose("sentence model (vector + prototypes + words)", sentenceXs);
-const word = choose("word model (words alone)", words);
+// --cached-scores reuses the out-of-fold scores of the last run (same tune texts) to study the thresholds and the veto.
+const scored = await cachedScores(tune.map((m) => m.text), args["cached-scores"], () => ({ sentence: choose("sentence model (vector + prototypes + words)", sentenceXs), word: choose("word model (words alone)", words) }));
+const { sentence, word } = scored;
 
 /** Candidate thresholds: the out-of-fold scores of the non-crisis messages, highest first (each a step in false alarms). */
 const candidates = (oof: readonly number[]) => [Infinity, ...oof.filter((_, i) => ys[i] === 0).sort((a, b) => b - a).map((s) => s + 1e-9)];
 
-function evaluate(ts: readonly number[], scores: readonly (readonly number[])[]) {
-  let hits = 0;
-  let modelAlarms = 0;
-  let alarms = 0;
-  for (let i = 0; i < ys.length; i++) {
-    const model = !cancelled[i] && scores.some((s, j) => s[i] >= ts[j]);
-    const flagged = model || rules[i];
-    if (ys[i] === 1 && flagged) hits++;
-    if (ys[i] === 0 && model) modelAlarms++;
-    if (ys[i] === 0 && flagged) alarms++;
-  }
-  return { hits, modelAlarms, alarms };
+interface Outcome {
+  ts: number[];
+  veto: number;
+  hits: number;
+  modelAlarms: number;
+  ruleAlarms: number;
+  alarms: number;
+  vetoedCrises: number;
 }
 
-function pick(scores: readonly (readonly number[])[]) {
-  const budget = Math.floor(MAX_FALSE_ALARMS * safe);
+function evaluate(ts: readonly number[], scores: readonly (readonly number[])[], veto: number): Outcome {
+  const r = { ts: [...ts], veto, hits: 0, modelAlarms: 0, ruleAlarms: 0, alarms: 0, vetoedCrises: 0 };
+  for (let i = 0; i < ys.length; i++) {
+    const margin = Math.max(...scores.map((s, j) => s[i] - ts[j]));
+    const model = !cancelled[i] && margin >= 0;
+    const rule = rules[i] && (strong[i] || margin >= -veto);
+    const flagged = model || rule;
+    if (ys[i] === 1 && flagged) r.hits++;
+    if (ys[i] === 1 && rules[i] && !flagged) r.vetoedCrises++;
+    if (ys[i] === 0 && model) r.modelAlarms++;
+    if (ys[i] === 0 && rule && !model) r.ruleAlarms++;
+    if (ys[i] === 0 && flagged) r.alarms++;
+  }
+  return r;
+}
+
+function pick(scores: readonly (readonly number[])[], budgetShare: number, vetoes: readonly number[]): Outcome {
+  const budget = Math.floor(budgetShare * safe);
   const lists = scores.map((s) => candidates(s).slice(0, budget + 2));
-  let best = { ts: lists.map(() => Infinity), hits: -1, modelAlarms: 0, alarms: 0 };
+  let best: Outcome = { ts: lists.map(() => Infinity), veto: Infinity, hits: -1, modelAlarms: 0, ruleAlarms: 0, alarms: 0, vetoedCrises: 0 };
   const grid: number[][] = lists.length === 1 ? lists[0].map((t) => [t]) : lists[0].flatMap((a) => lists[1].map((b) => [a, b]));
-  for (const ts of grid) {
-    const r = evaluate(ts, scores);
-    if (r.alarms <= budget && (r.hits > best.hits || (r.hits === best.hits && r.alarms < best.alarms))) best = { ts, ...r };
+  for (const veto of vetoes) {
+    for (const ts of grid) {
+      const r = evaluate(ts, scores, veto);
+      if (r.alarms <= budget && (r.hits > best.hits || (r.hits === best.hits && r.alarms < best.alarms))) best = r;
+    }
   }
   return best;
 }
 
-const both = pick([sentence.oof, word.oof]);
-const alone = pick([word.oof]);
-// The out-of-fold crisis decision of each tune message (rules OR models at the chosen thresholds), for
-// the emotion trainer: its crisis feature must be as noisy in training as it is on unseen text.
-writeOutOfFold(Object.fromEntries(tune.map((m, i) => [m.text, !cancelled[i] && (rules[i] || sentence.oof[i] >= both.ts[0] || word.oof[i] >= both.ts[1])])));
-const line = (r: { hits: number; modelAlarms: number; alarms: number }) =>
-  `rules OR models catch ${r.hits}/${crises} = ${(r.hits / crises).toFixed(3)}; the models' own false alarms ${r.modelAlarms}/${safe} = ${(r.modelAlarms / safe).toFixed(3)} (with the rules ${r.alarms}/${safe})`;
-console.log(`\nout of fold on tune (grouped), false alarms of rules OR models within ${MAX_FALSE_ALARMS}:`);
-console.log(`  sentence OR word model (use embedder): thresholds ${both.ts.map((t) => t.toFixed(4)).join(", ")}: ${line(both)}`);
-console.log(`  word model alone (other embedders): threshold ${alone.ts[0].toFixed(4)}: ${line(alone)}`);
-for (const fa of [0.05, 0.08, 0.1, 0.12, 0.15]) {
-  if (fa === MAX_FALSE_ALARMS) continue;
-  const budget = Math.floor(fa * safe);
-  const lists = [candidates(sentence.oof).slice(0, budget + 2), candidates(word.oof).slice(0, budget + 2)];
-  let hits = -1;
-  for (const a of lists[0]) for (const b of lists[1]) {
-    const r = evaluate([a, b], [sentence.oof, word.oof]);
-    if (r.alarms <= budget && r.hits > hits) hits = r.hits;
-  }
-  console.log(`  (curve) false alarms of rules OR models within ${fa}: catch ${hits}/${crises}`);
-}
+const both = pick([sentence.oof, word.oof], MAX_FALSE_ALARMS, VETOES);
+const alone = pick([word.oof], MAX_FALSE_ALARMS, VETOES);
+// The out-of-fold crisis decision of each tune message (rules OR models at the chosen thresholds and veto),
+// for the emotion trainer: its crisis feature must be as noisy in training as it is on unseen text.
+writeOutOfFold(
+  Object.fromEntries(
+    tune.map((m, i) => {
+      const margin = Math.max(sentence.oof[i] - both.ts[0], word.oof[i] - both.ts[1]);
+      return [m.text, !cancelled[i] && (margin >= 0 || (rules[i] && (strong[i] || margin >= -both.veto)))];
+    }),
+  ),
+);
+const line = (r: Outcome) =>
+  `rules OR models catch ${r.hits}/${crises} = ${(r.hits / crises).toFixed(3)} (${r.vetoedCrises} rule catches vetoed); false alarms ${r.alarms}/${safe} = ${(r.alarms / safe).toFixed(3)} (the models' ${r.modelAlarms}, the rules' alone ${r.ruleAlarms})`;
+console.log(`\nout of fold on tune (grouped); rules alone: ${rules.filter((r, i) => r && ys[i] === 1).length} crises, ${rules.filter((r, i) => r && ys[i] === 0).length} false alarms (${strong.filter((r, i) => r && ys[i] === 0).length} of them strong); false alarms of rules OR models within ${MAX_FALSE_ALARMS}:`);
+console.log(`  sentence OR word model (use embedder): thresholds ${both.ts.map((t) => t.toFixed(4)).join(", ")}, veto ${both.veto}: ${line(both)}`);
+console.log(`  word model alone (other embedders): threshold ${alone.ts[0].toFixed(4)}, veto ${alone.veto}: ${line(alone)}`);
+const curve = [0.03, 0.05, 0.08, 0.1, 0.12, 0.15].map((fa) => {
+  const noVeto = pick([sentence.oof, word.oof], fa, [Infinity]);
+  const withVeto = pick([sentence.oof, word.oof], fa, VETOES);
+  return { budget: fa, "caught, no veto": noVeto.hits, "caught, veto": withVeto.hits, veto: withVeto.veto, "false alarms": withVeto.alarms, "rules' own": withVeto.ruleAlarms, "rule crises vetoed": withVeto.vetoedCrises };
+});
+console.log(`(curve) use embedder, out of fold on tune, ${crises} crises, ${safe} non-crisis:`);
+console.table(curve);
 
 if (!args["dry-run"]) {
   const ws = trainBinary(sentenceXs, ys, sentence.l2, [1, sentence.positiveWeight]);
@@ -174,6 +198,7 @@ if (!args["dry-run"]) {
       `/** Least score (log-odds) of the sentence model read as a crisis. */\nexport const CRISIS_THRESHOLD = ${num(both.ts[0])};\n\n` +
       `/** One weight per feature of crisisFeatures() with word features, then the bias. */\nexport const CRISIS_WEIGHTS: readonly number[] = [${ws.map(num).join(",")}];\n\n` +
       `/** Least score of the word model read as a crisis beside the sentence model, and alone. */\nexport const CRISIS_WORD_THRESHOLD = ${Number.isFinite(both.ts[1]) ? num(both.ts[1]) : 1e9};\nexport const CRISIS_WORD_THRESHOLD_ALONE = ${num(alone.ts[0])};\n\n` +
+      `/** How far below its threshold every model must score to veto a weak rule reading, beside the sentence model and with the word model alone (1e9: never). */\nexport const CRISIS_VETO = ${Number.isFinite(both.veto) ? both.veto : 1e9};\nexport const CRISIS_VETO_ALONE = ${Number.isFinite(alone.veto) ? alone.veto : 1e9};\n\n` +
       `/** One weight per feature of wordFeatures(), then the bias. */\nexport const CRISIS_WORD_WEIGHTS: readonly number[] = [${ww.map(num).join(",")}];\n`,
   );
   console.log("wrote src/core/relational/crisis-weights.ts and word-vocabulary.ts");

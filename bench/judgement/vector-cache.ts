@@ -33,3 +33,28 @@ export function writeOutOfFold(decisions: Record<string, boolean>): void {
 export function readOutOfFold(): Record<string, boolean> | null {
   return existsSync(OUT_OF_FOLD) ? JSON.parse(readFileSync(OUT_OF_FOLD, "utf8")) : null;
 }
+
+const SCORES = join("node_modules", ".cache", "agentmem", "crisis-oof-scores.json");
+
+/** Out-of-fold scores of a chosen model (with its penalty and class weight). */
+export interface ChosenModel {
+  l2: number;
+  positiveWeight: number;
+  auc: number;
+  oof: number[];
+}
+
+/**
+ * The crisis trainer's chosen models and out-of-fold scores: computed by `compute` (and kept on
+ * disk), or, when `reuse` is set and the kept ones are for the same texts, read back.
+ */
+export async function cachedScores<T extends Record<string, ChosenModel>>(texts: readonly string[], reuse: boolean | undefined, compute: () => T | Promise<T>): Promise<T> {
+  if (reuse && existsSync(SCORES)) {
+    const kept = JSON.parse(readFileSync(SCORES, "utf8")) as { texts: string[]; models: T };
+    if (kept.texts.length === texts.length && kept.texts.every((t, i) => t === texts[i])) return kept.models;
+  }
+  const models = await compute();
+  mkdirSync(dirname(SCORES), { recursive: true });
+  writeFileSync(SCORES, JSON.stringify({ texts, models }));
+  return models;
+}

@@ -39,6 +39,12 @@ export interface WordCrisisModel {
   threshold: number;
   /** Least score read as a crisis when there is no sentence model (embedders without one). */
   thresholdAlone: number;
+  /**
+   * A weak rule reading (one cue class, no explicit intent) is dropped when every model's score is
+   * more than this below its threshold (beside the sentence model, and alone); Infinity: never.
+   */
+  veto: number;
+  vetoAlone: number;
 }
 
 /** The model's score (log-odds of a crisis) for some features. */

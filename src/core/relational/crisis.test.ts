@@ -51,6 +51,18 @@ describe("crisis judgement", () => {
     expect(judgeCrisis("not kidding, i want to kill myself")).toEqual({ crisisClass: "ideation", by: "rules" });
   });
 
+  it("lets the models veto a single weak cue, never an explicit intent or cues of two classes", () => {
+    // A word model that reads every message as far from a crisis (bias -10, threshold 0).
+    const calm = { vocabulary: [], weights: new Array(200).fill(0).concat([-10]), threshold: 0, thresholdAlone: 0, veto: 3, vetoAlone: 3 };
+    const weak = "my chest feels tight after the run";
+    expect(judgeCrisisByRules(weak)).toEqual({ crisisClass: "medical", by: "rules" });
+    expect(judgeCrisis(weak, undefined, undefined, calm)).toBeNull();
+    expect(judgeCrisis(weak, undefined, undefined, { ...calm, vetoAlone: 1e9 })).toEqual({ crisisClass: "medical", by: "rules" });
+    expect(judgeCrisis(weak, undefined, undefined, null)).toEqual({ crisisClass: "medical", by: "rules" });
+    expect(judgeCrisis("i think im going to kill myself tonight", undefined, undefined, calm)).toEqual({ crisisClass: "ideation", by: "rules" });
+    expect(judgeCrisis("there is no way out and this is my last message", undefined, undefined, calm)).toEqual({ crisisClass: "hopelessness", by: "rules" });
+  });
+
   it("flags by meaning only when close to a crisis prototype and not to a look-alike (the sentence vote, without the word model)", () => {
     const text = "everything is grey and heavy";
     expect(judgeCrisisByRules(text)).toBeNull();

@@ -1,7 +1,7 @@
 import { CRISIS_VOTE } from "./crisis-examples.js";
 import { CRISIS_CUES, foldForCues, IDIOMS, PAST_RECOVERED, RISK_WORDS, SAFE_CONTEXT } from "./crisis-rules.js";
 import { crisisFeatures, crisisScore, type WordCrisisModel } from "./crisis-model.js";
-import { CRISIS_WORD_THRESHOLD, CRISIS_WORD_THRESHOLD_ALONE, CRISIS_WORD_WEIGHTS } from "./crisis-weights.js";
+import { CRISIS_VETO, CRISIS_VETO_ALONE, CRISIS_WORD_THRESHOLD, CRISIS_WORD_THRESHOLD_ALONE, CRISIS_WORD_WEIGHTS } from "./crisis-weights.js";
 import { bestPerLabel, crisisMeaning, type MessageMeaning } from "./meaning.js";
 import { CRISIS_CLASSES, type CrisisClass } from "./prototypes.js";
 import { CONCEPT_NAMES, conceptFeatures } from "./text-features.js";
@@ -42,6 +42,8 @@ export const CRISIS_WORD_MODEL: WordCrisisModel = {
   weights: CRISIS_WORD_WEIGHTS,
   threshold: CRISIS_WORD_THRESHOLD,
   thresholdAlone: CRISIS_WORD_THRESHOLD_ALONE,
+  veto: CRISIS_VETO,
+  vetoAlone: CRISIS_VETO_ALONE,
 };
 
 // The crisis class a concept points to, for a message the word model flags without a sentence vector.
@@ -62,6 +64,8 @@ const CLASS_PATTERNS = CRISIS_CLASSES.map((c) => [c, new RegExp(`(?<![\\w])(?:${
 const SAFE = new RegExp(SAFE_CONTEXT.join("|"), "u");
 // Explicit present intent is a crisis even inside a joke marker or a story.
 const EXPLICIT = /suicid|kill(?:ing)? myself|end(?:ing)? my (?:own )?life|want(?:ed)? to die|better off dead/u;
+// The speaker's own intent, never vetoed by the models ("suicide" alone may be about someone else).
+const EXPLICIT_INTENT = /(?:im|i am|i feel|feeling|ive been|been) (?:\w+ )?suicidal|kill(?:ing)? myself|end(?:ing)? my (?:own )?life|(?:i|id|i just|i really) (?:want|wanna|wanted) to die|(?:im|i am|id be|i would be) better off dead/u;
 const IDIOM = new RegExp(`(?<![\\w])(?:${IDIOMS.join("|")})`, "gu");
 const SPEAKER = new RegExp(RISK_WORDS.speaker, "u");
 const DEATH = new RegExp(RISK_WORDS.death, "u");
@@ -101,16 +105,31 @@ export function judgeCrisis(
 ): CrisisJudgement | null {
   if (lookAlike(message)) return null;
   const ruled = judgeCrisisByRules(message);
-  if (ruled) return ruled;
+  if (ruled && strongByRules(message)) return ruled;
   const words = wordModel ? wordFeatures(message, valence(message), wordModel.vocabulary) : undefined;
-  if (meaning) {
-    const read = crisisByMeaning(meaning, thresholds, words);
-    if (read) return read;
-  }
-  if (!wordModel || !words) return null;
+  const sentence = meaning ? crisisByMeaning(meaning, thresholds, words) : null;
   const alone = !meaning?.prototypes.crisisModel;
-  if (linearScore(wordModel.weights, words) < (alone ? wordModel.thresholdAlone : wordModel.threshold)) return null;
+  const wordMargin = wordModel && words ? linearScore(wordModel.weights, words) - (alone ? wordModel.thresholdAlone : wordModel.threshold) : -Infinity;
+  if (ruled) {
+    // A single weak cue stands unless both models read the message as far from a crisis.
+    if (!wordModel) return ruled;
+    const margin = Math.max(wordMargin, sentence?.margin ?? -Infinity);
+    return margin >= -(alone ? wordModel.vetoAlone : wordModel.veto) ? ruled : null;
+  }
+  if (sentence && sentence.margin >= 0) return sentence.judgement;
+  if (wordMargin < 0) return null;
   return { crisisClass: meaning ? closestClass(meaning) : classByConcepts(message), by: "meaning" };
+}
+
+/**
+ * True when the rules' reading is strong, and no model may veto it: an explicit statement of
+ * intent, or cues of two different classes (the co-occurrence net counts as one).
+ */
+export function strongByRules(message: string): boolean {
+  const folded = foldForCues(message);
+  if (EXPLICIT_INTENT.test(folded)) return true;
+  const classes = CLASS_PATTERNS.filter(([, pattern]) => pattern.test(folded)).length + (riskWords(folded) ? 1 : 0);
+  return classes >= 2;
 }
 
 /**
@@ -153,20 +172,21 @@ function classByConcepts(message: string): CrisisClass {
 }
 
 /**
- * The reading by meaning alone: the trained crisis model when the embedder has one, else the
- * nearest labelled sentences. The class is that of the closest crisis prototype (model) or of
- * the closest crisis sentence naming one (vote).
+ * The reading by meaning alone: the trained crisis model when the embedder has one (its class,
+ * and its score's margin over the threshold: a crisis at 0 or more), else the nearest labelled
+ * sentences (a crisis, margin 0, or null). The class is that of the closest crisis prototype
+ * (model) or of the closest crisis sentence naming one (vote).
  */
-export function crisisByMeaning(meaning: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS, words: readonly number[] = []): CrisisJudgement | null {
+export function crisisByMeaning(meaning: MessageMeaning, thresholds = CRISIS_MEANING_THRESHOLDS, words: readonly number[] = []): { judgement: CrisisJudgement; margin: number } | null {
   const model = meaning.prototypes.crisisModel;
   if (model) {
     const classes = bestPerLabel(meaning.vector, meaning.prototypes.crisis);
     const safe = bestPerLabel(meaning.vector, meaning.prototypes.safe).get("safe") ?? 0;
-    if (crisisScore(model, crisisFeatures(meaning.vector, classes, safe, words)) < model.threshold) return null;
+    const margin = crisisScore(model, crisisFeatures(meaning.vector, classes, safe, words)) - model.threshold;
     const [crisisClass] = [...classes].sort((a, b) => b[1] - a[1])[0];
-    return { crisisClass, by: "meaning" };
+    return { judgement: { crisisClass, by: "meaning" }, margin };
   }
   const m = crisisMeaning(meaning, thresholds.k);
-  if (m.crisis >= thresholds.minCrisis && m.crisis - m.safe >= thresholds.minMargin) return { crisisClass: m.crisisClass, by: "meaning" };
+  if (m.crisis >= thresholds.minCrisis && m.crisis - m.safe >= thresholds.minMargin) return { judgement: { crisisClass: m.crisisClass, by: "meaning" }, margin: 0 };
   return null;
 }

@@ -11,6 +11,8 @@ export interface EmotionModel {
   weights: readonly (readonly number[])[];
   /** The bag-of-terms vocabulary of the word features the weights also read; none: the vector, valence and rules only. */
   vocabulary?: readonly string[];
+  /** A log-odds offset per class, added before the softmax (calibration chosen out of fold); none: 0. */
+  bias?: readonly number[];
 }
 
 // The vector is scaled so it and the lexicon features share one L2 penalty sensibly.
@@ -30,8 +32,8 @@ export function emotionFeatures(vector: ArrayLike<number>, ruleEmotions: Readonl
 
 /** Class probabilities (softmax of the linear scores) for some features. */
 export function emotionProbabilities(model: EmotionModel, features: readonly number[]): Map<EmotionClass, number> {
-  const z = model.weights.map((w) => {
-    let s = w[w.length - 1];
+  const z = model.weights.map((w, i) => {
+    let s = w[w.length - 1] + (model.bias?.[i] ?? 0);
     const n = Math.min(features.length, w.length - 1);
     for (let j = 0; j < n; j++) s += w[j] * features[j];
     return s;

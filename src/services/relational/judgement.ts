@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { AgentMemError, logDetailOf } from "../../core/errors.js";
 import { detect, type Detection, hasComplaintCue } from "../../core/relational/detector.js";
 import { CRISIS_THRESHOLD, CRISIS_WEIGHTS, CRISIS_WEIGHTS_MODEL } from "../../core/relational/crisis-weights.js";
-import { EMOTION_WEIGHTS, EMOTION_WEIGHTS_MODEL } from "../../core/relational/emotion-weights.js";
+import { EMOTION_CLASS_BIAS, EMOTION_WEIGHTS, EMOTION_WEIGHTS_MODEL } from "../../core/relational/emotion-weights.js";
 import { type MessageMeaning, type PrototypeVectors, prototypeTexts, prototypeVectors } from "../../core/relational/meaning.js";
 import { WORD_VOCABULARY } from "../../core/relational/word-vocabulary.js";
 import { type ModelJudgement, modelJudgementPrompt, parseModelJudgement, withModelJudgement } from "../../core/relational/model-judgement.js";
@@ -30,7 +30,7 @@ export function prototypesFor(embedder: Embedder): Promise<PrototypeVectors> | n
     const examples = crisisModel ? [] : texts.examples.map(([, , t]) => t);
     pending = embedder
       .embed([...texts.crisis.map(([, t]) => t), ...texts.safe, ...texts.emotions.map(([, t]) => t), ...examples])
-      .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS, vocabulary: WORD_VOCABULARY } : null, crisisModel));
+      .then((vectors) => prototypeVectors(vectors, embedder.model === EMOTION_WEIGHTS_MODEL ? { weights: EMOTION_WEIGHTS, vocabulary: WORD_VOCABULARY, bias: EMOTION_CLASS_BIAS } : null, crisisModel));
     pending.catch(() => cache.delete(embedder));
     cache.set(embedder, pending);
   }
