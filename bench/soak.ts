@@ -52,6 +52,8 @@ interface Sample {
   retries: number;
   giveUps: number;
   wastedSeconds: number;
+  folds: number;
+  bytesRewritten: number;
 }
 
 /**
@@ -84,6 +86,8 @@ async function scrape(server: ServerProcess, at: number): Promise<Sample> {
     retries: value("agentmem_maintenance_retries_total"),
     giveUps: value("agentmem_maintenance_give_ups_total"),
     wastedSeconds: value("agentmem_maintenance_wasted_rewrite_seconds_total"),
+    folds: value("agentmem_maintenance_folds_total"),
+    bytesRewritten: value("agentmem_maintenance_rewritten_bytes_total"),
   };
 }
 
@@ -166,6 +170,8 @@ try {
     compactions.map((c) => ({ "s after ingest": c.at, "optimize ms": c.ms, "fragments before": c.before, "fragments after": c.after })),
   );
   const final = samples.at(-1)!;
+  const MiB = 1024 * 1024;
+  const soakHours = (final.at - samples[0].at) / 3600;
   const summary = {
     rows: users * perUser,
     "ingest rows/s": Math.round((users * perUser) / ingestSeconds),
@@ -174,6 +180,10 @@ try {
     "retried with writes held": final.retries,
     "given up": final.giveUps,
     "wasted rewrite s": final.wastedSeconds,
+    folds: final.folds,
+    "MiB rewritten in ingest": Math.round(samples[0].bytesRewritten / MiB),
+    "MiB rewritten after ingest": Math.round((final.bytesRewritten - samples[0].bytesRewritten) / MiB),
+    "MiB rewritten per hour after ingest": soakHours > 0 ? Math.round((final.bytesRewritten - samples[0].bytesRewritten) / MiB / soakHours) : NaN,
     // The first sample from which every memories and episodes table stayed under the threshold.
     [`every table < ${SMALL_FRAGMENT_THRESHOLD} small fragments from (s after ingest)`]: watch.underAt === null ? "never" : Math.round(watch.underAt),
     "maintenance period s": maintenanceSeconds,

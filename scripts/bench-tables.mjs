@@ -29,6 +29,7 @@ jobs share, so the load average is printed with every table: read figures at a h
 | \`npm run bench:locomo -- --data ../shared/datasets/locomo\` | evidence recall@k on LoCoMo conversations through the public API, per conversation, per fold, per category, with ablations: its table is in [recall.md](recall.md) |
 | \`npm run bench:facts\` | Add with and without a model, Search, PromptBlock |
 | \`npm run bench:lifecycle\` | drift checks, rollup, usage |
+| \`npm run bench:adjacent\` | a cold recall's read of the turns next to its candidates on one 125k-row table written through the store, by position, by \`turn_key\` and by \`id\`, while ingesting and settled |
 | \`npm run bench:soak\` | after ingest, recalls and single writes together for N minutes: recall p50/p99 per minute, fragments of \`memories\`, every compaction, optimize outcomes (completed / preempted / given up) |
 `;
 

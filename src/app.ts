@@ -93,7 +93,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   // every pass beside another process's merges let two replicas' identical new ids both land
   // (test/scale-out.test.ts), a LanceDB cross-process race the write queue cannot close.
   const unindexedShare = config.storage.sharedWriters ? 0 : undefined;
-  const maintenance = new Maintainer(store, logger, { intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows, whenQuiet, unindexedShare });
+  // A fold holds back this process's writes only, so with replicas every compaction is a full rewrite.
+  const foldBytes = config.storage.sharedWriters ? 0 : undefined;
+  const maintenance = new Maintainer(store, logger, {
+    intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows, whenQuiet, unindexedShare, foldBytes,
+  });
   maintenance.start();
   const watchdog = new WriteWatchdog(store, logger, { limitMs: config.storage.writeStallSeconds * 1000 });
   watchdog.start();

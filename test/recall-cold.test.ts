@@ -69,6 +69,8 @@ describe("Recall for an end-user whose rows are not held", () => {
     { scope: { user: "mel" }, query: "Which instruments does Melanie play in the orchestra?", k: 4, weights },
     { scope: { user: "mel" }, query: "where does Melanie live now", k: 3, includeHistory: true, weights },
     { scope: { user: "mel" }, query: "pets at home: dog, cat, piano", k: 5, weights },
+    // The session's filter applies to the turns read by key next to the candidates too.
+    { scope: { user: "mel", session: "s1" }, query: "Berlin marathon training in April", k: 2, weights },
   ];
 
   it("answers from the engine without loading the user first, then from memory with the same answer", async () => {

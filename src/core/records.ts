@@ -42,6 +42,11 @@ export interface MemoryRecord extends ScopeKey {
    * known: rows stored before the column existed (their neighbours are found through the episodes).
    */
   traceNumber: number | null;
+  /**
+   * True for a raw turn stored before memory rows carried `turn_key` (its position is known, its
+   * key is not): the turns next to it are found by position, not by key. Absent otherwise.
+   */
+  unkeyedTurn?: boolean;
 }
 
 /** One raw transcript turn. */

@@ -30,6 +30,9 @@ export interface MaintenanceOutcomes {
   retries: number;
   giveUps: number;
   wastedMillis: number;
+  folds: number;
+  rowsRewritten: number;
+  bytesRewritten: number;
 }
 
 /** Prometheus metrics of one server: its own registry, so several servers can share a process. */
@@ -125,6 +128,9 @@ function registerMaintenanceCounters(registry: Registry, source: NonNullable<Met
   counter("agentmem_maintenance_retries_total", "maintenance tasks run a second time with the table's writes held, after a conflict", (c) => c.retries);
   counter("agentmem_maintenance_give_ups_total", "maintenance tasks given up after their second attempt conflicted too", (c) => c.giveUps);
   counter("agentmem_maintenance_wasted_rewrite_seconds_total", "seconds of maintenance work thrown away by conflicts", (c) => c.wastedMillis / 1000);
+  counter("agentmem_maintenance_folds_total", "bounded compactions: the rows written since the last full compaction moved into one fragment", (c) => c.folds);
+  counter("agentmem_maintenance_rewritten_rows_total", "rows rewritten by compaction (folds and full rewrites)", (c) => c.rowsRewritten);
+  counter("agentmem_maintenance_rewritten_bytes_total", "bytes rewritten by compaction (folds and full rewrites), estimated from each table's bytes per row", (c) => c.bytesRewritten);
 }
 
 /** How long the oldest engine commit in flight has run, and how often one got stuck. */

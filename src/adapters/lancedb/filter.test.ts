@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { where } from "../../core/condition.js";
-import { literal, renderCondition } from "./filter.js";
+import { inFragments, literal, renderCondition } from "./filter.js";
 
 describe("filter rendering", () => {
   it("escapes quotes in string values", () => {
@@ -19,5 +19,12 @@ describe("filter rendering", () => {
   it("rejects column names that are not identifiers and non-finite numbers", () => {
     expect(() => renderCondition(where.eq("user; DROP", "x"))).toThrow(/invalid column/);
     expect(() => renderCondition(where.lt("created_at", Number.NaN))).toThrow(/non-finite/);
+  });
+
+  it("selects fragments by row address, exactly past 2^53", () => {
+    expect(inFragments([0, 3])).toBe("(_rowid >= 0 AND _rowid < 4294967296) OR (_rowid >= 12884901888 AND _rowid < 17179869184)");
+    expect(inFragments([3_000_000])).toContain("_rowid >= 12884901888000000 AND");
+    expect(inFragments([])).toBe("FALSE");
+    expect(() => inFragments([-1])).toThrow(/fragment id/);
   });
 });

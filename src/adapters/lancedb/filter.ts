@@ -58,3 +58,17 @@ export function renderCondition(condition: Condition): string | undefined {
     }
   }
 }
+
+/**
+ * The rows stored in the given fragments, by row address (`_rowid` is the fragment id in the high
+ * 32 bits and the offset in the low ones while a table has no stable row ids, LanceDB's default).
+ */
+export function inFragments(fragmentIds: readonly number[]): string {
+  if (fragmentIds.length === 0) return "FALSE";
+  return fragmentIds
+    .map((id) => {
+      if (!Number.isSafeInteger(id) || id < 0 || id > 0xffffffff) throw new Error(`invalid fragment id ${id}`);
+      return `(_rowid >= ${BigInt(id) << 32n} AND _rowid < ${BigInt(id + 1) << 32n})`;
+    })
+    .join(" OR ");
+}

@@ -102,12 +102,13 @@ export const MEMORIES: TableKind<MemoryRecord> = {
   schema: memorySchema,
   codec: memoryCodec,
   // `id` too: the merge of every write joins on it, and lookups by id are on every Remember.
-  scalarIndexes: ["user", "id"],
+  // `turn_key`: the turns next to a recall's candidates, one indexed lookup (`adjacentTurns`).
+  scalarIndexes: ["user", "id", "turn_key"],
   cached: true,
   sharded: true,
   // History chains (`superseded_by IN …`) on every recall that asks for them; the turns next to
-  // a recall's candidates (`trace_number IN …`).
-  lookupColumns: ["superseded_by", "trace_number"],
+  // a recall's candidates (`turn_key IN …`, and `trace_number IN …` for rows stored without a key).
+  lookupColumns: ["superseded_by", "turn_key", "trace_number"],
 };
 /** `episodes`: sharded by end-user like `MEMORIES`. */
 export const EPISODES: TableKind<EpisodeRecord> = {
@@ -548,7 +549,7 @@ export class LanceStore implements Store {
     }
     if (kind.codec.vectorColumn) await this.checkDimension(table, kind.codec.vectorColumn);
     if (!existing) await this.prepare(table, kind);
-    else await addMissingColumns(table, kind.schema(this.dimension));
+    else await this.upgrade(table, kind);
     const fence = this.options.fence ? { tenant, fence: this.options.fence } : undefined;
     const dir = localDirectory(this.options.uri);
     const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;
@@ -590,6 +591,14 @@ export class LanceStore implements Store {
         `table ${table.name} holds ${size}-d vectors but the embedder makes ${this.dimension}-d; ` +
           "start with the embedder the data was written with, or run `agentmem reembed`",
       );
+    }
+  }
+
+  /** Adds to an older table the columns it lacks, and the btree indexes this kind keeps on them. */
+  private async upgrade<T extends Keyed>(table: lancedb.Table, kind: TableKind<T>): Promise<void> {
+    const added = await addMissingColumns(table, kind.schema(this.dimension));
+    for (const c of (kind.scalarIndexes ?? []).filter((c) => added.includes(c))) {
+      await preparedByEither(() => table.createIndex(c, { config: lancedb.Index.btree(), replace: true }));
     }
   }
 

@@ -1,5 +1,6 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Logger } from "pino";
+import { fold, type FoldPlan, fragmentRows, planFold } from "./fragment-fold.js";
 
 /** What maintenance needs from the store: its open tables (and, for the logs, its write totals). */
 export interface MaintainedStore {
@@ -68,6 +69,24 @@ export interface MaintenanceOptions {
    * after it ended.
    */
   boundedRows?: number;
+  /**
+   * Bounded compaction (`fragment-fold.ts`): before each optimize, the rows written since the last
+   * full compaction are moved into one fragment, so the optimize does not rewrite the table, up to
+   * this many bytes per move (default 48 MiB: LanceDB's merge holds what it moves in memory, within
+   * a 100 MB pool); past it, or past half the table, a full rewrite runs. 0 = always full rewrites
+   * (the app's choice when other processes write the same tables: the move holds back this
+   * process's writes only).
+   */
+  foldBytes?: number;
+  /** A table whose largest fragment holds fewer rows is rewritten whole (default 20,000: a few hundred ms). */
+  foldMinRows?: number;
+}
+
+/** Live rows per fragment before a pass (null if unknown), the fold to run first, and the table's bytes per row. */
+interface Compaction {
+  before: Map<number, number> | null;
+  plan: FoldPlan | null;
+  bytesPerRow: number;
 }
 
 /** Maintenance counters for logs and metrics (monotonic). */
@@ -87,6 +106,12 @@ export interface MaintenanceCounters {
   errors: number;
   fragmentsRemoved: number;
   fragmentsAdded: number;
+  /** Bounded compactions (`fold`) that moved the rows written since the last full one. */
+  folds: number;
+  /** Rows rewritten by compaction, folds and full rewrites together (the rows of the fragments they replaced). */
+  rowsRewritten: number;
+  /** The same in bytes, estimated from each table's bytes per row. */
+  bytesRewritten: number;
   versionsRemoved: number;
   bytesRemoved: number;
   /** Milliseconds spent in maintenance work. */
@@ -94,7 +119,7 @@ export interface MaintenanceCounters {
 }
 
 /** A maintenance task name as reported to listeners: `optimize` or `vector_index`. */
-export type MaintenanceTask = "optimize" | "vector_index";
+export type MaintenanceTask = "optimize" | "fold" | "vector_index";
 
 /** Called after each task with its outcome. */
 export type MaintenanceListener = (task: MaintenanceTask, outcome: "ok" | "error", table: string) => void;
@@ -112,7 +137,7 @@ const RETRYABLE = /retryable|commit conflict|conflict/i;
 export class Maintainer {
   readonly counters: MaintenanceCounters = {
     passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, retries: 0, giveUps: 0, wastedMillis: 0, errors: 0,
-    fragmentsRemoved: 0, fragmentsAdded: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
+    fragmentsRemoved: 0, fragmentsAdded: 0, folds: 0, rowsRewritten: 0, bytesRewritten: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
   };
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<number> | null = null;
@@ -242,10 +267,12 @@ export class Maintainer {
     const share = this.options.unindexedShare ?? 0.05;
     const unindexedDue = share > 0 ? Math.min(unindexedLimit, Math.max(1, Math.ceil(stats.numRows * share))) : unindexedLimit;
     if ((force && changed) || (rested && (small >= smallLimit || unindexed >= unindexedDue)) || overdue) {
-      const bounded = stats.numRows <= (this.options.boundedRows ?? 250_000);
+      const compaction = await this.compactionPlan(table, stats);
+      // A fold bounds the pass by what was written since the last full compaction, whatever the table's size.
+      const bounded = compaction.plan !== null || stats.numRows <= (this.options.boundedRows ?? 250_000);
       const behind = bounded || small >= 4 * smallLimit || unindexed >= 4 * unindexedLimit;
       if (behind ? this.stopped : !(await this.quietOrStopped())) return tasks;
-      await this.optimize(name, entry, stats.fragmentStats.numFragments, unindexed);
+      await this.optimize(name, entry, compaction, stats.fragmentStats.numFragments, unindexed);
       tasks++;
     }
     const threshold = this.options.vectorIndexRows ?? 200_000;
@@ -266,10 +293,27 @@ export class Maintainer {
     return tasks;
   }
 
-  private async optimize(name: string, entry: MaintainedTable, fragmentsBefore: number, unindexedBefore: number): Promise<void> {
+  /** The table's live rows per fragment (null if unknown) and the fold to run before its optimize (null: none). */
+  private async compactionPlan(table: lancedb.Table, stats: lancedb.TableStatistics): Promise<Compaction> {
+    const before = await this.fragments(table, stats);
+    const bytesPerRow = stats.numRows > 0 ? stats.totalBytes / stats.numRows : 0;
+    const plan = before && (await this.foldable(table)) ? planFold(before, this.foldLimits(bytesPerRow)) : null;
+    return { before, plan, bytesPerRow };
+  }
+
+  private async optimize(name: string, entry: MaintainedTable, compaction: Compaction, fragmentsBefore: number, unindexedBefore: number): Promise<void> {
     const { table } = entry;
+    const { before, plan, bytesPerRow } = compaction;
     const started = performance.now();
     const keep = this.options.keepVersionsMs ?? 10 * 60_000;
+    // A fold that fails leaves the table as it was; the optimize below then rewrites it whole.
+    const folded = plan
+      ? await this.fold(name, entry, plan, bytesPerRow).catch((error) => {
+          this.counters.errors++;
+          this.logger.warn({ table: name, err: String(error) }, "fold failed; compacting the whole table");
+          return 0;
+        })
+      : 0;
     const result = await this.task("optimize", name, entry, () => table.optimize({ cleanupOlderThan: new Date(Date.now() - keep) }));
     const millis = performance.now() - started;
     const c = this.counters;
@@ -279,16 +323,60 @@ export class Maintainer {
     c.fragmentsAdded += result.compaction.fragmentsAdded;
     c.versionsRemoved += result.prune.oldVersionsRemoved;
     c.bytesRemoved += result.prune.bytesRemoved;
+    // The rows of the fragments the compaction replaced (those the fold moved are counted by it).
+    let rewritten = 0;
+    if (result.compaction.fragmentsRemoved > 0 && before) {
+      const after = await fragmentRows(table);
+      const moved = new Set(plan?.fragments ?? []);
+      for (const [id, rows] of before) if (!moved.has(id) && !after.has(id)) rewritten += rows;
+    }
+    c.rowsRewritten += rewritten;
+    c.bytesRewritten += rewritten * bytesPerRow;
     const after = await table.stats();
     this.logger.info(
       {
         table: name, millis: Math.round(millis), fragmentsBefore, fragmentsAfter: after.fragmentStats.numFragments, unindexedBefore,
         fragmentsRemoved: result.compaction.fragmentsRemoved, versionsRemoved: result.prune.oldVersionsRemoved, bytesRemoved: result.prune.bytesRemoved,
-        // What a compaction may have rewritten at most (LanceDB 0.31 rewrites every fragment under its 1M-row target).
-        tableBytes: after.totalBytes,
+        folded, rowsRewritten: rewritten + folded, bytesRewritten: Math.round((rewritten + folded) * bytesPerRow),
       },
       "table maintained",
     );
+  }
+
+  private foldLimits(bytesPerRow: number) {
+    return { maxBytes: this.options.foldBytes ?? 48 * 1024 * 1024, bytesPerRow, minBaseRows: this.options.foldMinRows ?? 20_000 };
+  }
+
+  /** Whether a fold can spare the base: folds are on, and the table has an index to tell the new fragment from it. */
+  private async foldable(table: lancedb.Table): Promise<boolean> {
+    return (this.options.foldBytes ?? 1) > 0 && (await table.listIndices()).length > 0;
+  }
+
+  /**
+   * Live rows per fragment, or null when the row addresses do not match the table's fragments
+   * (a table with stable row ids): then no fold, and no rewrite count. Writes may land meanwhile,
+   * so the count must lie between the fragments before and after the scan.
+   */
+  private async fragments(table: lancedb.Table, stats: lancedb.TableStatistics): Promise<Map<number, number> | null> {
+    const rows = await fragmentRows(table).catch(() => null);
+    if (!rows) return null;
+    const later = (await table.stats()).fragmentStats.numFragments;
+    const earlier = stats.fragmentStats.numFragments;
+    return rows.size >= Math.min(earlier, later) && rows.size <= Math.max(earlier, later) ? rows : null;
+  }
+
+  /** Moves the rows written since the last full compaction into one fragment, with the table's writes held back. */
+  private async fold(name: string, entry: MaintainedTable, plan: FoldPlan, bytesPerRow: number): Promise<number> {
+    const started = performance.now();
+    const moved = await this.task("fold", name, entry, () => fold(entry.table, plan), true);
+    const millis = performance.now() - started;
+    const c = this.counters;
+    c.folds++;
+    c.millis += millis;
+    c.rowsRewritten += moved;
+    c.bytesRewritten += moved * bytesPerRow;
+    this.logger.debug({ table: name, fragments: plan.fragments.length, rows: moved, millis: Math.round(millis) }, "fragments folded");
+    return moved;
   }
 
   private async vectorIndex(name: string, entry: MaintainedTable, column: string, rows: number): Promise<void> {
@@ -304,16 +392,17 @@ export class Maintainer {
   }
 
   /**
-   * Runs a task alongside the table's writers; if a concurrent commit preempts it, once more with
-   * the table's writes held back (so no write of this process can preempt it again), and no more.
+   * Runs a task alongside the table's writers (`held`: with them held back from the start); if a
+   * concurrent commit preempts it, once more with the table's writes held back (so no write of this
+   * process can preempt it again), and no more.
    */
-  private async task<R>(task: MaintenanceTask, name: string, entry: MaintainedTable, run: () => Promise<R>): Promise<R> {
+  private async task<R>(task: MaintenanceTask, name: string, entry: MaintainedTable, run: () => Promise<R>, held = false): Promise<R> {
     const around = entry.around ?? ((work) => work());
     const exclusive = entry.exclusive ?? around;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
-        const result = await (attempt === 1 ? around(run) : exclusive(run));
+        const result = await (attempt === 1 && !held ? around(run) : exclusive(run));
         for (const l of this.listeners) l(task, "ok", name);
         return result;
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { Schema } from "apache-arrow";
 import type { FactTypeName, MemoryRecord } from "../../core/records.js";
+import { turnKey } from "../../core/turn-key.js";
 import { arrow, col, toStrings, toVector } from "./arrow.js";
 import type { Codec } from "./lance-collection.js";
 
@@ -37,6 +38,9 @@ export function memorySchema(dimension: number): Schema {
     col.text("name"),
     // Added after tables existed: nullable, so `addMissingColumns` adds it to an older table (null = not known).
     col.float("trace_number", true),
+    // `turnKey` of a raw turn's scope and position (null for other rows, and for rows stored before
+    // the column existed: `unkeyedTurn`). Btree-indexed: the adjacent-turn read is a lookup on it.
+    col.float("turn_key", true),
   ]);
 }
 
@@ -82,6 +86,7 @@ export const memoryCodec: Codec<MemoryRecord> = {
     role: m.role,
     name: m.name,
     trace_number: m.traceNumber,
+    turn_key: m.traceNumber !== null && m.traceNumber >= 1 ? turnKey(m, m.traceNumber) : null,
   }),
   fromRow: (r, vector) => ({
     id: String(r.id),
@@ -114,5 +119,6 @@ export const memoryCodec: Codec<MemoryRecord> = {
     role: String(r.role ?? ""),
     name: String(r.name ?? ""),
     traceNumber: r.trace_number == null ? null : Number(r.trace_number),
+    ...(r.turn_key == null && r.trace_number != null && Number(r.trace_number) >= 1 ? { unkeyedTurn: true } : {}),
   }),
 };

@@ -1,6 +1,7 @@
 import type { EpisodeRecord, MemoryRecord, ScopeKey } from "../../core/records.js";
 import type { Condition } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
+import { turnKey } from "../../core/turn-key.js";
 import type { ServiceDeps } from "../deps.js";
 import { type Reads, readsOf } from "../user-reads.js";
 
@@ -44,26 +45,18 @@ export function positionsKnown(rows: readonly MemoryRecord[]): boolean {
 /**
  * The turns before and after each candidate that is a raw transcript turn (a memory row with a
  * position ≥ 1), in ONE read of the memory rows after the recall's two searches: the rows at
- * position ± 1 in each candidate's exact scope, inside the recall's filter (`condition`), by
- * `trace_number` (an index lookup among a held end-user's rows; on the engine, a filter on the
- * end-user's btree-indexed rows). When a position repeats in a scope (sessions or batches each
- * numbered from 1), the neighbour is the turn nearest in observed time, then storage time.
+ * position ± 1 in each candidate's exact scope, inside the recall's filter (`condition`). By key
+ * (`byTurnKey`: one btree lookup on the engine, an index lookup among a held end-user's rows)
+ * when every candidate turn was stored with one, else by position (`byPosition`). When a position
+ * repeats in a scope (sessions or batches each numbered from 1), the neighbour is the turn nearest
+ * in observed time, then storage time.
  */
 export async function adjacentTurns(reads: Reads<MemoryRecord>, condition: Condition, rows: readonly MemoryRecord[]): Promise<Around> {
   const previous = new Map<string, string>();
   const turns = rows.filter((r) => r.traceNumber !== null && r.traceNumber >= 1);
-  if (turns.length === 0) return { previous, adjacent: [] };
-  const groups = new Map<string, { key: ScopeKey; traces: Set<number> }>();
-  for (const r of turns) {
-    const group = groups.get(scopeOf(r)) ?? { key: r, traces: new Set<number>() };
-    group.traces.add(r.traceNumber! - 1).add(r.traceNumber! + 1);
-    groups.set(scopeOf(r), group);
-  }
-  const traces = new Set([...groups.values()].flatMap((g) => [...g.traces]));
-  traces.delete(0); // 0 is "not given", never a neighbour
-  if (traces.size === 0) return { previous, adjacent: [] };
-  const near = where.or(...[...groups.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces]))));
-  const found = await reads.find(where.and(condition, where.in("trace_number", [...traces]), near));
+  const near = turns.every((r) => !r.unkeyedTurn) ? byTurnKey(turns) : byPosition(turns);
+  if (near === undefined) return { previous, adjacent: [] };
+  const found = await reads.find(where.and(condition, near));
   const atSlot = new Map<string, MemoryRecord[]>();
   for (const r of [...found, ...turns]) {
     const key = slot(r, r.traceNumber!);
@@ -81,6 +74,30 @@ export async function adjacentTurns(reads: Reads<MemoryRecord>, condition: Condi
   }
   const candidates = new Set(rows.map((r) => r.id));
   return { previous, adjacent: found.filter((r) => !candidates.has(r.id)) };
+}
+
+/** The turns at position ± 1 around `turns` (positioned rows) by their keys; none when there are none. */
+export function byTurnKey(turns: readonly MemoryRecord[]): Condition | undefined {
+  const keys = new Set(turns.flatMap((r) => [r.traceNumber! - 1, r.traceNumber! + 1].filter((p) => p >= 1).map((p) => turnKey(r, p))));
+  return keys.size === 0 ? undefined : where.in("turn_key", [...keys]);
+}
+
+/**
+ * The same turns by position: `trace_number` and the exact scope (how rows stored without a key
+ * are found; on the engine a filter over the end-user's rows, which costs several times the lookup).
+ */
+export function byPosition(turns: readonly MemoryRecord[]): Condition | undefined {
+  const groups = new Map<string, { key: ScopeKey; traces: Set<number> }>();
+  for (const r of turns) {
+    const group = groups.get(scopeOf(r)) ?? { key: r, traces: new Set<number>() };
+    group.traces.add(r.traceNumber! - 1).add(r.traceNumber! + 1);
+    groups.set(scopeOf(r), group);
+  }
+  const traces = new Set([...groups.values()].flatMap((g) => [...g.traces]));
+  traces.delete(0); // 0 is "not given", never a neighbour
+  if (traces.size === 0) return undefined;
+  const near = where.or(...[...groups.values()].map((g) => where.and(exactScope(g.key), where.in("trace_number", [...g.traces]))));
+  return where.and(where.in("trace_number", [...traces]), near);
 }
 
 /**

@@ -1,0 +1,129 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, describe, expect, it } from "vitest";
+import { fragmentRows, planFold, TARGET_FRAGMENT_ROWS } from "../../src/adapters/lancedb/fragment-fold.js";
+import { EPISODES, LanceStore } from "../../src/adapters/lancedb/lance-store.js";
+import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
+import { where } from "../../src/core/condition.js";
+import { episode } from "./collection-contract.js";
+
+const dirs: string[] = [];
+const stores: LanceStore[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+const silent = pino({ level: process.env.FOLD_LOG ?? "silent" });
+
+const limits = { maxBytes: 1_000_000, bytesPerRow: 100, minBaseRows: 1_000 };
+
+describe("planFold", () => {
+  it("moves every fragment but the largest", () => {
+    const plan = planFold(new Map([[3, 5], [0, 4_000], [7, 1], [5, 20]]), limits);
+    expect(plan).toEqual({ base: 0, fragments: [3, 5, 7], rows: 26 });
+  });
+
+  it("rewrites whole (null) a table with one fragment, a small base, or a delta past the byte bound", () => {
+    expect(planFold(new Map([[0, 4_000]]), limits)).toBeNull();
+    expect(planFold(new Map([[0, 999], [1, 2]]), limits)).toBeNull();
+    expect(planFold(new Map([[0, 40_000], [1, 10_001]]), limits)).toBeNull();
+    expect(planFold(new Map([[0, 40_000], [1, 6_000], [2, 4_000]]), limits)).toEqual({ base: 0, fragments: [1, 2], rows: 10_000 });
+  });
+
+  it("leaves fragments at LanceDB's target size alone and takes the largest below it as the base", () => {
+    const plan = planFold(new Map([[0, TARGET_FRAGMENT_ROWS], [1, 3_000], [2, 10]]), limits);
+    expect(plan).toEqual({ base: 1, fragments: [2], rows: 10 });
+  });
+});
+
+describe("fold before optimize (real LanceDB)", () => {
+  /** Episodes: a base of `baseRows` compacted and indexed, then `singles` one-row commits. */
+  async function shardWithDelta(baseRows: number, singles: number) {
+    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
+    dirs.push(dir);
+    const store = new LanceStore({ uri: dir, dimension: 8 });
+    stores.push(store);
+    const episodes = await store.collection("t", EPISODES);
+    for (let b = 0; b < 4; b++) {
+      await episodes.upsert(Array.from({ length: baseRows / 4 }, (_, i) => episode(`b${b}-${i}`, `u${i % 5}`, `base walk ${b} ${i}`, i, 8)));
+    }
+    const options = { intervalMs: 0, smallFragments: 4, unindexedShare: 0, foldMinRows: 100 };
+    await new Maintainer(store, silent, { ...options, foldBytes: 0 }).runOnce(true);
+    for (let i = 0; i < singles; i++) await episodes.upsert([episode(`n${i}`, `u${i % 5}`, `new dog walk ${i}`, i, 8)]);
+    return { store, episodes, table: episodes.engine.lanceTable, options };
+  }
+
+  it("moves only the rows written since the last full compaction, and the optimize after it rewrites nothing", async () => {
+    const { store, episodes, table, options } = await shardWithDelta(400, 12);
+    const before = await fragmentRows(table);
+    const [base, baseRows] = [...before].sort((a, b) => b[1] - a[1])[0];
+    expect(baseRows).toBe(400);
+    expect(before.size).toBe(13);
+    const sample = await episodes.get(["n3", "b2-7"]);
+
+    const maintainer = new Maintainer(store, silent, options);
+    expect(await maintainer.runOnce()).toBe(1);
+    const after = await fragmentRows(table);
+    expect(after.get(base)).toBe(400); // the base was not rewritten
+    expect(after.size).toBe(2);
+    expect(maintainer.counters.folds).toBe(1);
+    expect(maintainer.counters.rowsRewritten).toBe(12);
+    expect(maintainer.counters.fragmentsRemoved).toBe(0);
+    expect(maintainer.counters.bytesRewritten).toBeGreaterThan(0);
+
+    expect(await episodes.count(where.all())).toBe(412);
+    expect(await episodes.get(["n3", "b2-7"])).toEqual(sample);
+    expect((await episodes.match("dog", where.eq("user", "u3"), 20)).map((h) => h.row.id).sort()).toEqual(["n3", "n8"]);
+    const fts = (await table.listIndices()).find((i) => i.indexType === "FTS");
+    expect(fts?.numUnindexedRows).toBe(0);
+
+    // The next round moves the last fold's fragment with the new ones, still sparing the base.
+    for (let i = 12; i < 20; i++) await episodes.upsert([episode(`n${i}`, `u${i % 5}`, `new dog walk ${i}`, i, 8)]);
+    await maintainer.runOnce(true);
+    const again = await fragmentRows(table);
+    expect(again.get(base)).toBe(400);
+    expect(again.size).toBe(2);
+    expect(maintainer.counters.rowsRewritten).toBe(12 + 20);
+    expect(await episodes.count(where.all())).toBe(420);
+  });
+
+  it("rewrites the table whole when folds are off, and counts the rows it rewrote", async () => {
+    const { store, episodes, table, options } = await shardWithDelta(400, 6);
+    const base = [...(await fragmentRows(table))].sort((a, b) => b[1] - a[1])[0][0];
+    const maintainer = new Maintainer(store, silent, { ...options, foldBytes: 0 });
+    // The first optimize folds the unindexed rows into one fragment; once the indexes cover it too,
+    // the next one rewrites it and the base together.
+    await maintainer.runOnce(true);
+    await episodes.upsert([episode("late", "u1", "late walk", 1, 8)]);
+    await maintainer.runOnce(true);
+    expect(maintainer.counters.folds).toBe(0);
+    expect(maintainer.counters.rowsRewritten).toBeGreaterThanOrEqual(406);
+    expect((await fragmentRows(table)).has(base)).toBe(false);
+  });
+
+  it("loses no write and no update that lands while folds run", async () => {
+    const { store, episodes, options } = await shardWithDelta(400, 10);
+    const maintainer = new Maintainer(store, silent, { ...options, smallFragments: 2 });
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 40; i++) {
+        await Promise.all([
+          episodes.upsert([episode(`w${i}`, "u9", `written ${i}`, i, 8)]),
+          // Rewrites a row the fold may be moving: the newest content must win.
+          episodes.upsert([episode(`n${i % 10}`, `u${i % 5}`, `updated ${i}`, i, 8)]),
+        ]);
+      }
+      writing = false;
+    })();
+    while (writing) await maintainer.runOnce(true);
+    await writer;
+    await maintainer.runOnce(true);
+    expect(maintainer.counters.folds).toBeGreaterThan(0);
+    expect(maintainer.counters.errors).toBe(0);
+    expect(await episodes.count(where.all())).toBe(450);
+    const updated = await episodes.get(Array.from({ length: 10 }, (_, i) => `n${i}`));
+    expect(updated.map((e) => e.content).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `updated ${30 + i}`).sort());
+  });
+});
