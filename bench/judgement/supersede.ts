@@ -29,8 +29,8 @@ export interface ScenarioRow {
   closed: string[];
   secondFacts: string[];
   top: string;
-  /** The first five Search hits with their score and the category the Add filed them under. */
-  hits: { text: string; score: number; category: string }[];
+  /** The first five Search hits with their score, the category the Add filed them under, and whether they replaced a fact. */
+  hits: { text: string; score: number; category: string; replaced: boolean }[];
   closedRight: boolean;
   topRight: boolean;
   right: boolean;
@@ -84,7 +84,7 @@ export async function runScenarios(embedder: Embedder, scenarios: readonly Label
         closed,
         secondFacts: second.added.map((m) => m.text),
         top,
-        hits: found.hits.map((h) => ({ text: h.memory, score: h.score, category: categories.get(h.id) ?? "" })),
+        hits: found.hits.map((h) => ({ text: h.memory, score: h.score, category: categories.get(h.id) ?? "", replaced: h.history.length > 0 })),
         closedRight,
         topRight,
         right: closedRight && topRight,

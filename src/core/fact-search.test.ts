@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
-import { NOT_CURRENT_FACTOR, notCurrentFor, scoreCandidates, topWithReservedPlaces } from "./fact-search.js";
+import { NOT_CURRENT_FACTOR, notCurrentFor, REPLACED_FACTOR, scoreCandidates, topWithReservedPlaces } from "./fact-search.js";
 import { factLine, fillBlock, messageLine } from "./block-lines.js";
 
 describe("search scoring", () => {
@@ -21,6 +21,16 @@ describe("search scoring", () => {
     ]);
     expect(first.item).toBe("fact");
     expect(second.score).toBeCloseTo(0.8 * 0.7 * NOT_CURRENT_FACTOR);
+  });
+
+  it("ranks a row that replaced an older fact above a current row of about the same relevance", () => {
+    const [first, second] = scoreCandidates([
+      { item: "same turn, no value", similarity: 0.66, bm25: 0, names: 0, onNamedDate: false },
+      { item: "the new value", similarity: 0.62, bm25: 0, names: 0, onNamedDate: false, replaced: true },
+    ]);
+    expect(first.item).toBe("the new value");
+    expect(first.score).toBeCloseTo(0.8 * 0.62 * REPLACED_FACTOR);
+    expect(second.score).toBeCloseTo(0.8 * 0.66);
   });
 
   it("files plans, wishes, the past, stays and other people's news as not current, unless the question asks of them", () => {

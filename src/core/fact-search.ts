@@ -30,6 +30,14 @@ export function notCurrentFor(query: string): (category: string) => boolean {
   return (category) => NOT_CURRENT_CATEGORIES.has(category) && !(category === "about_others" ? asksOthers : asksNotCurrent);
 }
 
+/**
+ * What a row that replaced an older fact (the head of a supersede chain: the speaker's latest word
+ * on a slot) gains over its neighbours, so that it outranks the same turn's sentences that carry
+ * no value ("Harold finally did it.") and facts of the same slot never replaced (chosen on the
+ * tune half of the supersede scenarios, `bench/judgement/sweep-ranking.ts`).
+ */
+export const REPLACED_FACTOR = 1.3;
+
 /** Share of the top k kept for rows on a date the question names (rounded up). */
 export const DATE_RESERVED_SHARE = 0.5;
 
@@ -46,6 +54,8 @@ export interface SearchCandidate<T> {
   onNamedDate: boolean;
   /** False for a row filed as not current for this question (see NOT_CURRENT_CATEGORIES); absent = current. */
   current?: boolean;
+  /** True for a row that replaced an older fact (a closed row points at it). */
+  replaced?: boolean;
 }
 
 /** A candidate with its scaled channels and score. */
@@ -54,15 +64,19 @@ export interface ScoredCandidate<T> extends SearchCandidate<T> {
   meaning: number;
   /** BM25 divided by the best BM25 among the candidates, 0..1. */
   words: number;
-  /** 0.8·meaning + 0.1·words + 0.1·names (times NOT_CURRENT_FACTOR for a not-current row). */
+  /** 0.8·meaning + 0.1·words + 0.1·names (times NOT_CURRENT_FACTOR for a not-current row, REPLACED_FACTOR for a row that replaced one). */
   score: number;
 }
 
 /**
  * Scores candidates: 0.8 meaning + 0.1 words + 0.1 names, times `notCurrentFactor` for a row that
- * is not current; best first (ties by input order).
+ * is not current and `replacedFactor` for a row that replaced an older fact; best first (ties by input order).
  */
-export function scoreCandidates<T>(candidates: readonly SearchCandidate<T>[], notCurrentFactor = NOT_CURRENT_FACTOR): ScoredCandidate<T>[] {
+export function scoreCandidates<T>(
+  candidates: readonly SearchCandidate<T>[],
+  notCurrentFactor = NOT_CURRENT_FACTOR,
+  replacedFactor = REPLACED_FACTOR,
+): ScoredCandidate<T>[] {
   const best = Math.max(0, ...candidates.map((c) => c.bm25));
   return candidates
     .map((c, i) => {
@@ -70,7 +84,7 @@ export function scoreCandidates<T>(candidates: readonly SearchCandidate<T>[], no
       const words = best > 0 ? Math.max(0, c.bm25) / best : 0;
       const names = Math.min(1, Math.max(0, c.names));
       const fused = SEARCH_WEIGHTS.meaning * meaning + SEARCH_WEIGHTS.words * words + SEARCH_WEIGHTS.names * names;
-      const score = c.current === false ? fused * notCurrentFactor : fused;
+      const score = fused * (c.current === false ? notCurrentFactor : 1) * (c.replaced === true ? replacedFactor : 1);
       return { scored: { ...c, meaning, words, names, score }, i };
     })
     .sort((a, b) => b.scored.score - a.scored.score || a.i - b.i)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { actorOf, speakerEvents } from "./change-events.js";
-import { extractOffline } from "./offline-extractor.js";
+import { extractOffline, statementSentences } from "./offline-extractor.js";
 
 // Sentences written for these tests, not taken from bench/labels.
 const T0 = Date.UTC(2025, 5, 1, 9);
@@ -201,5 +201,47 @@ describe("supersede through the offline extractor", () => {
     expect(closes("Ines", "I work at Ericsson.", "My husband quit Ericsson and joined Saab.").closed).toBe(false);
     expect(closes("Ines", "I live in Bergen.", "Still in Bergen, still raining.").closed).toBe(false);
     expect(closes("Ines", "I'm married to Kofi.", "We nearly split up last year but we're fine.").closed).toBe(false);
+  });
+});
+
+describe("values by their kind", () => {
+  const slots = (s: string, name = "Ines") => speakerEvents(s, [name]).map((e) => `${e.slot}=${e.value}${e.ended ? " (ended)" : ""}`);
+
+  it("a full name that starts with the speaker's own name is a name; a possessive is not", () => {
+    expect(slots("So I'm officially Ines Duarte now!")).toContain("name=ines duarte");
+    expect(slots("Since the wedding I've become Ines Moreau.")).toContain("name=ines moreau");
+    expect(slots("I'm Ines Duarte's cousin.")).not.toContain("name=ines duarte's");
+    expect(slots("I'm officially Maria Duarte's biggest fan.")).toEqual([]);
+  });
+
+  it("an organisation in a fragment is an employer, not a name; a hiring frame holds a name that is also a place", () => {
+    expect(slots("General Electric now.")).toContain("works_at=general electric");
+    expect(slots("Lancaster's took me on last month.")).toContain("works_at=lancaster");
+    expect(slots("Laid off in March, but Siemens picked me up.")).toContain("works_at=siemens");
+  });
+
+  it("a move past a possessive, a remarriage, a spouse's death", () => {
+    expect(slots("Moved from Greggs's to Pret in May.")).toContain("works_at=pret");
+    expect(slots("Remarried in August.")).toContain("relationship=married");
+    expect(slots("My husband passed away in the spring.")).toContain("relationship=widowed");
+    expect(slots("My husband's uncle passed away.")).toEqual([]);
+  });
+});
+
+describe("closing by meaning without a word of change", () => {
+  const stored = [{ id: "f0", text: "Ines works at Vodafone." }];
+  const run = (content: string, slot: "works_at" | "lives_in") => {
+    const [sentence] = statementSentences(content);
+    const meaning = { sentences: new Map([[sentence, slot]] as const), stored: new Map([["f0", "works_at"]] as const) };
+    return extractOffline({ messages: [{ id: "m2", role: "user", name: "Ines", content }], observedAt: T1, storedFacts: stored, strategies: [], meaning });
+  };
+
+  it("closes when the statement names something the stored fact does not hold", () => {
+    expect(run("I resumed at Orange last Monday.", "works_at").some((f) => f.supersedes.includes("f0"))).toBe(true);
+  });
+
+  it("keeps the fact when nothing new is named, or the slot differs", () => {
+    expect(run("I love the canteen at Vodafone on Fridays.", "works_at").some((f) => f.supersedes.length > 0)).toBe(false);
+    expect(run("I resumed at Orange last Monday.", "lives_in").some((f) => f.supersedes.length > 0)).toBe(false);
   });
 });

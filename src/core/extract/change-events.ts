@@ -63,7 +63,8 @@ const parse = memo((text: string): Parse => {
 /** Who a clause is about. */
 export type Actor = "speaker" | "other" | "unknown";
 
-type Arg = "place" | "org" | "orgOrPlace" | "placeOrOrg" | "role" | "name" | "fixed";
+// "ownName": a full name that starts with one of the speaker's own names ("I'm officially Nnenna Eze now").
+type Arg = "place" | "org" | "orgOrPlace" | "placeOrOrg" | "role" | "name" | "ownName" | "fixed";
 
 interface Frame {
   slot: SlotName;
@@ -94,7 +95,7 @@ const JOIN = "(?:joined|joining|join|started\\s+(?:work(?:ing)?\\s+)?(?:at|with)
 
 const FRAMES: Frame[] = [
   // lives_in
-  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+(?!to\\b|in\\b|into\\b)[\\p{L}-]+){0,3}?\\s+(?:back\\s+)?(?:to|into|in)\\s+(?:(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:in|near)\\s+)?${V}`, "gu"), arg: "orgOrPlace" },
+  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+(?!to\\b|in\\b|into\\b)[\\p{L}'’-]+){0,3}?\\s+(?:back\\s+)?(?:to|into|in)\\s+(?:(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:in|near)\\s+)?${V}`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b(?:living|based|settled|staying|resid\\w+|renting\\s+(?:a\\s+)?(?:room|flat|place|house|apartment)|(?:bought|got|found)\\s+(?:a|an|our|my)\\s+(?:own\\s+)?(?:new\\s+)?(?:place|house|flat|home|apartment|new-build|condo))\\s+(?:now\\s+)?(?:in|near)\\s+${V}`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:I\\s+am|we\\s+are|am|are)\\s+(?:now\\s+)?in\\s+${V}`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b[Hh]ome\\s+is\\s+(?:now\\s+)?${V}`, "gu"), arg: "place" },
@@ -103,7 +104,7 @@ const FRAMES: Frame[] = [
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|leave|put)\\s+(?<v>${NAMED})\\s+behind\\b`, "gu"), arg: "place", ended: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|sold\\s+up\\s+in|packed\\s+up\\s+(?:the\\s+\\w+\\s+in|in)|moved\\s+(?:out\\s+)?(?:of|from)|swapped|traded)\\s+(?<v>${NAMED})`, "gu"), arg: "place", ended: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:swapped|traded|left)\\s+${NAMED}\\s+for\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
-  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+[\\p{L}-]+){0,5}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "orgOrPlace" },
+  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+[\\p{L}'’-]+){0,5}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b(?:moved|relocated|shifted|took|brought)\\s+(?:me|us)\\b(?:\\s+[\\p{L}-]+){0,3}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "place", anyActor: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:lives?|living|livings|bought|reside|resides)\\s+(?:now\\s+)?(?:in|near|on)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:keys\\s+to|rent|rents|renting|own|owns|bought|taken|took|found|got)\\s+(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:place|house|flat|home|apartment|room|condo|cottage|new-build|bungalow)\\b(?:\\s+[\\p{L}'’-]+){0,4}?\\s+(?:in|on|near)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
@@ -118,7 +119,7 @@ const FRAMES: Frame[] = [
   { slot: "works_at", re: new RegExp(`\\b(?:am|is|are|work|works|working|workings|drive|drives|driving|serving|serve|employed)\\b(?:\\s+(?!at\\b|for\\b|with\\b|in\\b)[\\p{L}-]+){0,4}?\\s+(?:at|for|with|in)\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b(?:office|job|desk|shift|role|position|team|gig|contract)\\s+(?:is\\s+)?(?:at|with)\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b(?:an?\\s+)?(?<v>${NAMED})\\s+(?:employee|staffer|lifer|man|woman|girl|guy|gal)\\b`, "gu"), arg: "org" },
-  { slot: "works_at", re: new RegExp(`\\b(?<v>${NAMED})\\s+(?:took|taken|hired|signed)\\s+me(?:\\s+on)?\\b`, "gu"), arg: "org", anyActor: true },
+  { slot: "works_at", re: new RegExp(`\\b(?<v>${NAMED})\\s+(?:(?:took|taken|hired|signed)\\s+me(?:\\s+on)?|(?:picked|snapped)\\s+me\\s+up)\\b`, "gu"), arg: "org", anyActor: true },
   { slot: "works_at", re: new RegExp(`\\bI\\s+am\\s+(?:now\\s+)?(?:at|with)\\s+(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b${JOIN}\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\bnow\\s+(?:I\\s+am|I|we\\s+are)\\s+(?:at|with|in)\\s+(?<v>[\\p{L}'’&-]+)`, "giu"), arg: "org" },
@@ -149,7 +150,7 @@ const FRAMES: Frame[] = [
   { slot: "job", re: /\b(?:retired|retiring)\b/giu, arg: "fixed", value: "retired" },
   { slot: "job", re: new RegExp(`\\b(?:now|I(?:\\s+am)?)\\s+(?:now\\s+)?(?<v>(?:teaching|coaching|nursing|driving|cooking|writing|designing|training|tutoring|consulting)(?:\\s+[\\p{L}-]+)?)`, "giu"), arg: "role" },
   // relationship
-  { slot: "relationship", re: /\b(?:tied\s+the\s+knot|gots?\s+hitched|gots?\s+married|(?:were|are|am|just|now)\s+married|married\s+(?:now|at|in|on|last|this|as\s+of|since)|(?:I|we)\s+married|mr\s+and\s+mrs|nikah\s+done|said\s+(?:I|we)\s+do|wedding\s+was)\b/giu, arg: "fixed", value: "married" },
+  { slot: "relationship", re: /\b(?:tied\s+the\s+knot|remarried|wedded|(?:got|were|we)\s+wed|gots?\s+hitched|gots?\s+married|(?:were|are|am|just|now)\s+married|married\s+(?:now|at|in|on|last|this|as\s+of|since)|(?:I|we)\s+married|mr\s+and\s+mrs|nikah\s+done|said\s+(?:I|we)\s+do|wedding\s+was)\b/giu, arg: "fixed", value: "married" },
   { slot: "relationship", re: /\b(?:is|['’]s)\s+my\s+(?:wife|husband)\s+now\b|\bmy\s+(?:wife|husband)\s+now\b|\bmr\s+(?:and|&)\s+mrs\b/giu, arg: "fixed", value: "married", anyActor: true },
   { slot: "relationship", re: /\bmarried\s+to\b|^married\b|\ba\s+married\s+(?:woman|man|person|lady|couple)\b/giu, arg: "fixed", value: "married" },
   { slot: "relationship", re: /\ba\s+divorced\s+(?:woman|man|person|lady|dad|mum|mom)\b/giu, arg: "fixed", value: "divorced" },
@@ -161,9 +162,11 @@ const FRAMES: Frame[] = [
   { slot: "relationship", re: /\b(?:divorced|divorce\s+(?:papers|came\s+through|is\s+final|went\s+through)|decree\s+absolute)\b|\b(?:finali[sz]ed|got|had|signed)\s+(?:the|our|my)\s+divorce\b/giu, arg: "fixed", value: "divorced" },
   { slot: "relationship", re: /\blost\s+(?:my\s+(?:wife|husband|partner)|\p{Lu}\p{Ll}+)\s+(?:in|last|this|on|to)\b/gu, arg: "fixed", value: "widowed" },
   { slot: "relationship", re: /\b(?:separated|split\s+up|split|broke\s+up|broken\s+up|we\s+are\s+done|not\s+together\s+any\s?more|single\s+again|(?:I\s+am|am)\s+(?:now\s+)?single)\b/giu, arg: "fixed", value: "single" },
+  { slot: "relationship", re: /\bmy\s+(?:late\s+)?(?:wife|husband|partner)\s+(?:has\s+)?(?:passed|died)\b/giu, arg: "fixed", value: "widowed", anyActor: true },
   { slot: "relationship", re: /\b(?:widow(?:er|ed)?|lost\s+my\s+(?:wife|husband|partner)|(?:wife|husband|partner)\s+passed(?:\s+away)?)\b/giu, arg: "fixed", value: "widowed", anyActor: false },
   { slot: "relationship", re: /\b(?:got|have|found)\s+(?:a\s+|my\s+)?(?:gf|bf|girlfriend|boyfriend|partner)\b|\bmet\s+someone\b|\b(?:am|are)\s+(?:now\s+)?(?:seeing\s+someone|dating|in\s+a\s+relationship)\b/giu, arg: "fixed", value: "in a relationship" },
   // name
+  { slot: "name", re: new RegExp(`\\b(?:I\\s+am|I\\s+have\\s+become|became|become)\\s+(?:now\\s+)?(?:(?:officially|legally|finally)\\s+)?(?<v>${CAP}(?:\\s+${CAP}){1,2})`, "gu"), arg: "ownName" },
   { slot: "name", re: new RegExp(`\\bchanged\\s+my\\s+name(?:\\s+(?:properly|officially|legally))?\\s+to\\s+(?<v>${NAMED})`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`\\btook\\s+(?:the\\s+)?(?<v>${CAP}|wife|husband)(?:['’]s)?\\s+(?:surname|name|last\\s+name)`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`\\btook\\s+(?:his|her|their)\\s+(?:surname|name|last\\s+name)`, "giu"), arg: "fixed", value: "a new surname" },
@@ -275,12 +278,12 @@ function isCapitalised(text: string): boolean {
 }
 
 /** The value a frame's argument gives, or null when the argument is not of its kind. */
-function argument(frame: Frame, raw: string, clause: string, old = ""): { slot: SlotName; value: string; shown: string } | null {
-  const found = readArgument(frame, raw, clause, old);
+function argument(frame: Frame, raw: string, clause: string, old: string, selfNames: readonly string[]): { slot: SlotName; value: string; shown: string } | null {
+  const found = readArgument(frame, raw, clause, old, selfNames);
   return found ? { ...found, shown: found.shown ?? found.value } : null;
 }
 
-function readArgument(frame: Frame, raw: string, clause: string, old: string): { slot: SlotName; value: string; shown?: string } | null {
+function readArgument(frame: Frame, raw: string, clause: string, old: string, selfNames: readonly string[]): { slot: SlotName; value: string; shown?: string } | null {
   let v = raw
     .trim()
     .replace(/\s+(?:now|too|full\s+time|these\s+days|for\s+good)$/iu, "")
@@ -317,7 +320,7 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
         if (!ORG_CUE.test(clause)) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };
         return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
       }
-      if (place && frame.slot === "works_at" && !frame.fragment && !/\b(?:joined|hired|work|employ|badge|notice|redundan|company)/i.test(clause)) return null;
+      if (place && frame.slot === "works_at" && !frame.fragment && !/\b(?:joined|hired|work|employ|badge|notice|redundan|company|(?:took|taken|signed|picked|snapped)\s+me)/i.test(clause)) return null;
       if (!isCapitalised(v) && !/\bnow\b/i.test(clause) && !frame.ended) return null;
       return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
     }
@@ -331,7 +334,14 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string): {
       }
       return { slot: "job", value: normalise(v), shown: shownOf(v) };
     }
+    case "ownName": {
+      if (/['’]s$/u.test(v)) return null;
+      const own = selfNames.some((n) => n !== "" && new RegExp(`^${escape(n.split(/\s+/u)[0])}\\s`, "iu").test(v));
+      return own ? { slot: "name", value: normalise(v), shown: shownOf(v) } : null;
+    }
     case "name": {
+      // An organisation is not a name ("General Motors now."): the value's kind decides the slot.
+      if (frame.fragment && parse(v).tags.includes("Organization")) return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
       if (/^(?:wife|husband)$/i.test(v)) return { slot: "name", value: "a new surname" };
       if (/^(?:I|It|The|A|My|Our|Mrs?|Ms|Dr|Mr)$/u.test(v) || (frame.fragment && knownPlace(v))) return null;
       if (!isCapitalised(v)) {
@@ -371,7 +381,7 @@ export function speakerEvents(sentence: string, selfNames: readonly string[]): S
   }
   const whole = clauses.map((c) => c.body).join(", ");
   const add = (frame: Frame, raw: string, context: string, actual: boolean, oldValue = "") => {
-    const found = argument(frame, raw, context, oldValue);
+    const found = argument(frame, raw, context, oldValue, selfNames);
     if (!found || found.value === "") return;
     const ended = frame.ended ?? false;
     if (out.some((o) => o.slot === found.slot && o.value === found.value && !o.ended === !ended)) return;

@@ -17,10 +17,10 @@ const DONE = /\b(?:took|accepted|started|joined|moved|relocated|settled|signed|g
 
 // Set phrases that look modal and are not: "if you please", "if you can believe it", "would you believe".
 const IDIOMS = /\b(?:if\s+you\s+(?:please|can\s+believe\s+it|must\s+know)|would\s+you\s+believe(?:\s+it)?|believe\s+it\s+or\s+not|not\s+gonna\s+lie|don['’]?t\s+laugh|no\s+pressure)\b/giu;
-// The past told as the past ("I used to live in Rome", "back in 2010"), and stays that end ("for two weeks").
+// The past told as the past ("I used to live in Rome", "back in 2010"), and stays that end ("for two weeks", "spent three months in").
 const PAST = /\b(?:used\s+to|back\s+(?:when|in\s+(?:the\s+)?(?:\d{2,4}s?|day))|years\s+ago|as\s+a\s+(?:kid|child|teen|teenager|student)|growing\s+up|when\s+I\s+was)\b/i;
 const TEMPORARY =
-  /\b(?:for\s+(?:a|an|one|two|three|four|five|six|a\s+few|\d+)\s+(?:more\s+)?(?:days?|nights?|weeks?|months?)|for\s+(?:a|the)\s+(?:conference|wedding|funeral|holiday|trip|weekend|course|festival)|for\s+the\s+(?:day|night|afternoon|evening)|day\s+trip|on\s+(?:holiday|vacation|a\s+trip)|visiting|stint|layover|stuck\s+in)\b/i;
+  /\b(?:for\s+(?:a|an|one|two|three|four|five|six|a\s+few|\d+)\s+(?:more\s+)?(?:days?|nights?|weeks?|months?)|for\s+(?:a|the)\s+(?:conference|wedding|funeral|holiday|trip|weekend|course|festival)|for\s+the\s+(?:day|night|afternoon|evening)|(?:spent|spend|spending)\s+(?:a|an|one|two|three|four|five|six|a\s+few|several|\d+)\s+(?:days?|nights?|weeks?|months?|years?)|day\s+trip|on\s+(?:holiday|vacation|a\s+trip)|visiting|stint|layover|stuck\s+in)\b/i;
 // A change told in the progressive with no time is a plan: "Starting at HSBC on Monday!", "I'm moving to Bath".
 const PLANNED = /^(?:starting|moving|relocating|joining|leaving)\b|\b(?:am|are|I['’]m|we['’]re)\s+(?:starting|moving|relocating|joining)\b/i;
 const ENDED = /\b(?:any\s?more|no\s+longer)\b/i;

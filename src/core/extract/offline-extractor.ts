@@ -119,6 +119,30 @@ export function standingOf(sentence: string, selfNames: readonly string[]): "cur
   return "current";
 }
 
+const CALENDAR = /^(?:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December)s?|Christmas|Easter|I|OK|Ok)$/u;
+
+/** A stored fact's text without the speaker's name as its subject ("Kai said: …", "Kai is …"). */
+function withoutSpeaker(text: string, selfNames: readonly string[]): string {
+  let t = text;
+  for (const n of selfNames) t = t.replace(new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:['’]s)?\\b(?:\\s+said:)?`, "iu"), "");
+  return t;
+}
+
+/**
+ * True when the sentence names something (a capitalised name past its first word, not the
+ * speaker's, not a day, month or holiday) that the stored fact does not hold: a new value told
+ * without a word of change ("Microsoft picked me up", "I resumed at MTN").
+ */
+function namesSomethingNew(sentence: string, storedText: string, selfNames: readonly string[]): boolean {
+  const held = storedText.toLowerCase();
+  const own = new Set(selfNames.flatMap((n) => n.toLowerCase().split(/\s+/u)));
+  const words = sentence.match(/(?<=[\p{L}\p{N},;:]\s+)\p{Lu}[\p{L}'’&-]*/gu) ?? [];
+  return words.some((w) => {
+    const bare = w.replace(/['’]s$/u, "");
+    return !CALENDAR.test(bare) && !own.has(bare.toLowerCase()) && !held.includes(bare.toLowerCase());
+  });
+}
+
 /**
  * Stored facts a statement closes by meaning: the statement is actual, tells of a change, its
  * actor is the speaker, and its slot (by meaning or rules) is the stored fact's slot (by rules or
@@ -132,12 +156,15 @@ function closedByMeaning(
   selfNames: readonly string[],
 ): string[] {
   const meaning = input.meaning;
-  if (!meaning || !CHANGE.test(sentence) || !(speakerActs(sentence, selfNames) || sentenceActor(sentence, selfNames) === "speaker")) return [];
+  if (!meaning || !(speakerActs(sentence, selfNames) || sentenceActor(sentence, selfNames) === "speaker")) return [];
+  const told = CHANGE.test(sentence);
   const newSlots = new Set<SlotName>(mySlots.filter((s) => !s.ended).map((s) => s.slot));
   const meant = meaning.sentences.get(sentence);
   if (meant) newSlots.add(meant);
   const out: string[] = [];
   for (const f of stored) {
+    // A statement of change, or one that names something the stored fact does not ("Microsoft picked me up").
+    if (!told && !namesSomethingNew(sentence, f.text, selfNames)) continue;
     const storedMine = f.slots.filter((s) => isSelf(s.subject, selfNames) && !s.ended);
     const storedSlots = new Set<SlotName>(storedMine.map((s) => s.slot));
     const storedMeant = meaning.stored.get(f.id);
@@ -150,7 +177,9 @@ function closedByMeaning(
       const newValues = mySlots.filter((s) => s.slot === slot && !s.ended).map((s) => s.value);
       // Both sides known by rules: conflictingSlots has decided already.
       if (oldValues.length > 0 && newValues.length > 0) continue;
-      if (newValues.some((v) => f.text.toLowerCase().includes(v))) continue;
+      // The stored fact's subject is not its value ("Kai is jayden btw" does not hold "kai").
+      const held = withoutSpeaker(f.text, selfNames).toLowerCase();
+      if (newValues.some((v) => held.includes(v))) continue;
       out.push(f.id);
       break;
     }

@@ -64,7 +64,7 @@ const onNamedDate = (m: MemoryRecord, dates: readonly NamedDate[]) => onAnyDate(
  * The hanumem read path: dates and names found in the question; meaning (cosine), words (BM25)
  * and rows on a named date fetched in parallel over open rows only (or the rows of `as_of` /
  * `as_of_event`); score = 0.8·meaning + 0.1·words + 0.1·names, lowered for a row filed as not
- * current (`notCurrentFor`); up to half of the top k reserved
+ * current (`notCurrentFor`), raised for a row that replaced an older fact; up to half of the top k reserved
  * for rows on a named date; each hit brings the closed rows it replaced as `history`.
  */
 export async function searchFacts(deps: ServiceDeps, tenant: string, input: SearchInput, signals?: QuestionSignals): Promise<FactHit[]> {
@@ -103,10 +103,12 @@ export async function searchFacts(deps: ServiceDeps, tenant: string, input: Sear
     const kept = new Set((await heldAt(memories, pool.map((c) => c.item), input.asOfEvent)).map((m) => m.id));
     pool = pool.filter((c) => kept.has(c.item.id));
   }
+  // The rows each candidate replaced: a row that replaced one ranks up, and every hit carries its history.
+  const chains = await replacedChains(reads, pool.map((c) => c.item.id));
+  for (const c of pool) c.replaced = (chains.get(c.item.id)?.length ?? 0) > 0;
   const top = topWithReservedPlaces(scoreCandidates(pool), input.k);
   const now = deps.clock.now().getTime();
   deps.access.touch(tenant, top.map((h) => h.item), now);
-  const chains = await replacedChains(reads, top.map((h) => h.item.id));
   return top.map((h) => ({ ...h, history: chains.get(h.item.id) ?? [] }));
 }
 
