@@ -236,8 +236,9 @@ describe("closing by meaning without a word of change", () => {
     return extractOffline({ messages: [{ id: "m2", role: "user", name: "Ines", content }], observedAt: T1, storedFacts: stored, strategies: [], meaning });
   };
 
-  it("closes when the statement names something the stored fact does not hold", () => {
-    expect(run("I resumed at Orange last Monday.", "works_at").some((f) => f.supersedes.includes("f0"))).toBe(true);
+  it("does not close by meaning alone: naming a new value without a word of change is not enough", () => {
+    expect(run("I resumed at Orange last Monday.", "works_at").some((f) => f.supersedes.includes("f0"))).toBe(false);
+    expect(run("I moved over to Orange last Monday.", "works_at").some((f) => f.supersedes.includes("f0"))).toBe(true);
   });
 
   it("keeps the fact when nothing new is named, or the slot differs", () => {
