@@ -70,10 +70,10 @@ export interface MaintenanceOptions {
    */
   boundedRows?: number;
   /**
-   * Bounded compaction (`fragment-fold.ts`): before each optimize, the rows written since the last
-   * full compaction are moved into one fragment, so the optimize does not rewrite the table, up to
+   * Bounded compaction (`fragment-fold.ts`): before each optimize, the indexed fragments besides
+   * the largest are moved into one new fragment, so the optimize does not rewrite the table, up to
    * this many bytes per move (default 48 MiB: LanceDB's merge holds what it moves in memory, within
-   * a 100 MB pool); past it, or past half the table, a full rewrite runs. 0 = always full rewrites
+   * a 100 MB pool); past it a full rewrite runs. 0 = always full rewrites
    * (the app's choice when other processes write the same tables: the move holds back this
    * process's writes only).
    */
@@ -106,7 +106,7 @@ export interface MaintenanceCounters {
   errors: number;
   fragmentsRemoved: number;
   fragmentsAdded: number;
-  /** Bounded compactions (`fold`) that moved the rows written since the last full one. */
+  /** Bounded compactions (`fold`): indexed fragments besides the base moved into one unindexed fragment. */
   folds: number;
   /** Rows rewritten by compaction, folds and full rewrites together (the rows of the fragments they replaced). */
   rowsRewritten: number;
@@ -370,7 +370,7 @@ export class Maintainer {
     return rows.size >= Math.min(earlier, later) && rows.size <= Math.max(earlier, later) ? rows : null;
   }
 
-  /** Moves the rows written since the last full compaction into one fragment, with the table's writes held back. */
+  /** Moves the plan's fragments (indexed, besides the base) into one new fragment, with the table's writes held back. */
   private async fold(name: string, entry: MaintainedTable, plan: FoldPlan, bytesPerRow: number): Promise<number> {
     const started = performance.now();
     const moved = await this.task("fold", name, entry, () => fold(entry.table, plan), true);
