@@ -64,7 +64,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const started = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
+    // BENCH_SERVER_NODE_ARGS: node flags NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), ...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
     {
       cwd: ROOT,
       // BENCH_SERVER_NODE_OPTIONS reaches the server only (e.g. `--import` of a GC observer).

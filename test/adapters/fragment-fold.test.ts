@@ -32,12 +32,9 @@ describe("planFold", () => {
     expect(planFold(new Map([[0, 40_000], [1, 6_000], [2, 4_000]]), limits)).toEqual({ base: 0, fragments: [1, 2], rows: 10_000 });
   });
 
-  it("moves only the fragments the indexes cover; the optimize compacts the rest among themselves", () => {
-    const rows = new Map([[0, 4_000], [5, 300], [8, 2], [9, 3]]);
-    expect(planFold(rows, { ...limits, indexedThrough: 5 })).toEqual({ base: 0, fragments: [5], rows: 300 });
-    expect(planFold(rows, { ...limits, indexedThrough: 0 })).toEqual({ base: 0, fragments: [], rows: 0 });
-    // A base the indexes do not cover would be binned with the new fragments anyway.
-    expect(planFold(new Map([[0, 30], [7, 4_000], [8, 2]]), { ...limits, indexedThrough: 5 })).toBeNull();
+  it("rewrites whole (null) once the rows to move outnumber the base, so the next base is twice the size", () => {
+    expect(planFold(new Map([[0, 2_000], [5, 1_500], [8, 500]]), limits)).toEqual({ base: 0, fragments: [5, 8], rows: 2_000 });
+    expect(planFold(new Map([[0, 2_000], [5, 1_500], [8, 501]]), limits)).toBeNull();
   });
 
   it("leaves fragments at LanceDB's target size alone and takes the largest below it as the base", () => {

@@ -70,12 +70,11 @@ export interface MaintenanceOptions {
    */
   boundedRows?: number;
   /**
-   * Bounded compaction (`fragment-fold.ts`): before each optimize, the indexed fragments besides
-   * the largest are moved into one new fragment, so the optimize does not rewrite the table, up to
-   * this many bytes per move (default 48 MiB: LanceDB's merge holds what it moves in memory, within
-   * a 100 MB pool); past it a full rewrite runs. 0 = always full rewrites
-   * (the app's choice when other processes write the same tables: the move holds back this
-   * process's writes only).
+   * Bounded compaction (`fragment-fold.ts`): before each optimize, the fragments besides the
+   * largest are moved into one new fragment, so the optimize does not rewrite the table, up to this
+   * many bytes per move (default 256 MiB) and no more rows than the largest holds; past either a
+   * full rewrite runs. 0 = always full rewrites (the app's choice when other processes write the
+   * same tables: the move holds back this process's writes only).
    */
   foldBytes?: number;
   /** A table whose largest fragment holds fewer rows is rewritten whole (default 20,000: a few hundred ms). */
@@ -106,7 +105,7 @@ export interface MaintenanceCounters {
   errors: number;
   fragmentsRemoved: number;
   fragmentsAdded: number;
-  /** Bounded compactions (`fold`): indexed fragments besides the base moved into one unindexed fragment. */
+  /** Bounded compactions (`fold`): the fragments besides the base moved into one new (unindexed) fragment. */
   folds: number;
   /** Rows rewritten by compaction, folds and full rewrites together (the rows of the fragments they replaced). */
   rowsRewritten: number;
@@ -150,8 +149,6 @@ export class Maintainer {
   private stopped = false;
   /** Per table: when it was last optimized (or first seen), at which version, and whether it ever was. */
   private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
-  /** Per table: the highest fragment id when its last optimize ended (see `FoldLimits.indexedThrough`). */
-  private readonly indexedThrough = new Map<string, number>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
   private lastWrites = "";
@@ -299,8 +296,7 @@ export class Maintainer {
   private async compactionPlan(name: string, table: lancedb.Table, stats: lancedb.TableStatistics): Promise<Compaction> {
     const before = await this.fragments(table, stats);
     const bytesPerRow = stats.numRows > 0 ? stats.totalBytes / stats.numRows : 0;
-    const limits = { ...this.foldLimits(bytesPerRow), indexedThrough: this.indexedThrough.get(name) };
-    const plan = before && (await this.foldable(table)) ? planFold(before, limits) : null;
+    const plan = before && (await this.foldable(table)) ? planFold(before, this.foldLimits(bytesPerRow)) : null;
     return { before, plan, bytesPerRow };
   }
 
@@ -326,12 +322,10 @@ export class Maintainer {
     c.fragmentsAdded += result.compaction.fragmentsAdded;
     c.versionsRemoved += result.prune.oldVersionsRemoved;
     c.bytesRemoved += result.prune.bytesRemoved;
-    // The rows of the fragments the compaction replaced (those the fold moved are counted by it),
-    // and the last fragment the index refresh saw (the next fold moves only fragments up to it).
+    // The rows of the fragments the compaction replaced (those the fold moved are counted by it).
     let rewritten = 0;
-    const after = await fragmentRows(table).catch(() => null);
-    if (after) this.indexedThrough.set(name, Math.max(-1, ...after.keys()));
-    if (result.compaction.fragmentsRemoved > 0 && before && after) {
+    const after = result.compaction.fragmentsRemoved > 0 && before ? await fragmentRows(table).catch(() => null) : null;
+    if (before && after) {
       const moved = new Set(plan?.fragments ?? []);
       for (const [id, rows] of before) if (!moved.has(id) && !after.has(id)) rewritten += rows;
     }
@@ -349,7 +343,7 @@ export class Maintainer {
   }
 
   private foldLimits(bytesPerRow: number) {
-    return { maxBytes: this.options.foldBytes ?? 48 * 1024 * 1024, bytesPerRow, minBaseRows: this.options.foldMinRows ?? 20_000 };
+    return { maxBytes: this.options.foldBytes ?? 256 * 1024 * 1024, bytesPerRow, minBaseRows: this.options.foldMinRows ?? 20_000 };
   }
 
   /** Whether a fold can spare the base: folds are on, and the table has an index to tell the new fragment from it. */
