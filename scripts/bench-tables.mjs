@@ -30,6 +30,7 @@ jobs share, so the load average is printed with every table: read figures at a h
 | \`npm run bench:facts\` | Add with and without a model, Search, PromptBlock |
 | \`npm run bench:lifecycle\` | drift checks, rollup, usage |
 | \`npm run bench:adjacent\` | a cold recall's read of the turns next to its candidates on one 125k-row table written through the store, by position, by \`turn_key\` and by \`id\`, while ingesting and settled |
+| \`npm run bench:fold\` | one maintenance pass over a 125k-row \`memories\` table with a 45k-row delta: a fold (the delta moved into one fragment, then \`optimize\`) against a full rewrite |
 | \`npm run bench:soak\` | after ingest, recalls and single writes together for N minutes: recall p50/p99 per minute, fragments of \`memories\`, every compaction, optimize outcomes (completed / preempted / given up) |
 `;
 

@@ -44,6 +44,7 @@ interface CommittedRow {
 }
 
 function apply(p: UserRows, rows: readonly CommittedRow[], mode: WriteMode): void {
+  if (rows.length > 1) p.reserve(rows.length);
   for (const r of rows) if (mode === "upsert" || !p.has(r.id)) p.put(r.id, r.row, r.vector);
 }
 

@@ -96,6 +96,11 @@ export class UserRows {
     return this.slot.has(id);
   }
 
+  /** Makes room for `more` rows at once (a committed batch), so its puts do not regrow the matrix step by step. */
+  reserve(more: number): void {
+    this.grow(this.ids.length + more);
+  }
+
   /** Inserts or replaces a row (with its vector). */
   put(id: string, row: ColumnRow, vector: Float32Array): void {
     const text = this.textColumn ? String(row[this.textColumn] ?? "") : "";
