@@ -89,6 +89,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   });
   // Compaction waits for 1 s without requests (at most 60 s), as buffered last-used marks wait for a quiet moment.
   const whenQuiet = () => store.quiet(1_000, 60_000);
+  const isQuiet = () => store.isQuiet(1_000);
   // With replicas writing one directory, index folds wait for the absolute threshold: compacting
   // every pass beside another process's merges let two replicas' identical new ids both land
   // (test/scale-out.test.ts), a LanceDB cross-process race the write queue cannot close.
@@ -96,7 +97,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   // A fold holds back this process's writes only, so with replicas every compaction is a full rewrite.
   const foldBytes = config.storage.sharedWriters ? 0 : undefined;
   const maintenance = new Maintainer(store, logger, {
-    intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows, whenQuiet, unindexedShare, foldBytes,
+    intervalMs: config.storage.maintenanceSeconds * 1000, vectorIndexRows: config.storage.vectorIndexRows, whenQuiet, isQuiet, unindexedShare, foldBytes,
   });
   maintenance.start();
   const watchdog = new WriteWatchdog(store, logger, { limitMs: config.storage.writeStallSeconds * 1000 });

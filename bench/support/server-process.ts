@@ -69,7 +69,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     {
       cwd: ROOT,
       // BENCH_SERVER_NODE_OPTIONS reaches the server only (e.g. `--import` of a GC observer).
-      env: { ...MALLOC_ENV, ...process.env, NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "", LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: "info", ...options.env },
+      env: { ...MALLOC_ENV, ...process.env, NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "", LANCEDB_LOG: "error", AGENTMEM_LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? "info", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -82,7 +82,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     while ((nl = buffer.indexOf("\n")) >= 0) {
       const text = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      // BENCH_SERVER_LOG=path keeps every server line (a timeline to read beside the figures).
+      // BENCH_SERVER_LOG=path keeps every server line (a timeline to read beside the figures);
+      // BENCH_SERVER_LOG_LEVEL=debug adds each recall's steps in ms (`recall steps`).
       if (process.env.BENCH_SERVER_LOG) appendFileSync(process.env.BENCH_SERVER_LOG, `${text}\n`);
       // One line per call: parsing and keeping them all would load the measuring process (its GC
       // pauses land in every latency it reports), and no bench reads them.

@@ -116,6 +116,23 @@ describe("Maintainer", () => {
     expect(await fragmentCount()).toBe(1);
   });
 
+  it("compacts a changed table under the thresholds only while requests are quiet, and once per change", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.collection("t", EPISODES);
+    for (let i = 0; i < 3; i++) await episodes.upsert([episode(`e${i}`, "u", `text ${i}`, i, 8)]);
+    const fragments = async () => (await episodes.engine.lanceTable.stats()).fragmentStats.numFragments;
+    let quiet = false;
+    // Far under the thresholds: only quiet makes a pass compact it.
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 100, unindexedRows: 1_000, unindexedShare: 0, minIntervalMs: 0, isQuiet: () => quiet });
+    expect(await maintainer.runOnce()).toBe(0);
+    expect(await fragments()).toBe(3);
+    quiet = true;
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(await fragments()).toBe(1);
+    expect(await maintainer.runOnce()).toBe(0); // unchanged since: nothing to do
+    expect(await episodes.count(where.all())).toBe(3);
+  });
+
   it("runs next to concurrent writers without losing a write (conflicts are retried)", async () => {
     const store = await freshStore(8);
     const episodes = await store.collection("t", EPISODES);

@@ -250,6 +250,11 @@ export class LanceStore implements Store {
     return this.warmer.quiet(idleMs, maxWaitMs);
   }
 
+  /** Whether no request or read has been in flight for `idleMs` now. */
+  isQuiet(idleMs: number): boolean {
+    return this.warmer.isQuiet(idleMs);
+  }
+
   /** Resolves once the background loads of end-users asked for so far have run (see `Warmer`). */
   warmed(): Promise<void> {
     return this.warmer.idle();

@@ -69,6 +69,11 @@ export class Warmer {
     }
   }
 
+  /** Whether no read or request has been in flight for `idleMs` now. */
+  isQuiet(idleMs: number): boolean {
+    return this.reads === 0 && performance.now() - this.quietSince >= idleMs;
+  }
+
   /**
    * Resolves once no read or request has been in flight for `idleMs`, or after `maxWaitMs` at the
    * latest (for heavy background work such as compaction, which must still make progress).

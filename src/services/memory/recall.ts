@@ -165,6 +165,10 @@ function scoreWords(vectors: WordVectors, query: string, pool: Candidate[]): voi
  */
 export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
   const weights = { ...tuning.weights, ...input.weights };
+  // Milliseconds per step, logged at debug level (`recall steps`): where a slow recall spent its time.
+  const started = performance.now();
+  const steps: Record<string, number> = {};
+  const step = (name: string, from: number) => (steps[name] = Math.round((performance.now() - from) * 10) / 10);
   const memories = await deps.store.memories(tenant);
   // The end-user's rows when the scope names one (a cache layer answers them from memory).
   const reads = readsOf(memories, scopeUser(input.key));
@@ -177,6 +181,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await reads.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
+  step("searches", started);
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
   const dates = weights.time > 0 ? queryDates(input.query, now) : [];
@@ -193,7 +198,9 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   for (const { row, score } of byVector) add(row, score, 0);
   for (const { row, score } of byWords) add(withoutVector(row), similarityTo(vector, row), score);
   if (weights.context > 0) {
+    const from = performance.now();
     const around = await turnsAround(deps, tenant, reads, condition, [...candidates.values()].map((c) => c.memory));
+    step("adjacent", from);
     // Their similarity is computed here from the vectors they were read with.
     for (const row of around.adjacent) add(withoutVector(row), similarityTo(vector, row), 0);
     for (const [id, before] of around.previous) {
@@ -208,11 +215,15 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     pool = pool.filter((c) => kept.has(c.memory.id));
   }
   // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
+  const usesFrom = performance.now();
   const used = await deps.access.current(tenant, pool.map((c) => c.memory));
+  step("uses", usesFrom);
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling, nextContext: tuning.nextContext }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   // One read per chain step for all hits, among the end-user's rows when the scope names one.
   const chains = input.includeHistory ? await replacedChains(reads, ranked.map((h) => h.memory.id)) : undefined;
+  step("total", started);
+  deps.logger.debug({ tenant, candidates: candidates.size, steps }, "recall steps");
   return Promise.all(ranked.map(async (h) => ({ ...h, history: chains ? await deps.access.current(tenant, chains.get(h.memory.id) ?? []) : [] })));
 }
