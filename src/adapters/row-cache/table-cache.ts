@@ -43,6 +43,9 @@ interface CommittedRow {
   vector: Float32Array;
 }
 
+/** Rows a load puts between two turns of the event loop. */
+const LOAD_SLICE = 100;
+
 function apply(p: UserRows, rows: readonly CommittedRow[], mode: WriteMode): void {
   if (rows.length > 1) p.reserve(rows.length);
   for (const r of rows) if (mode === "upsert" || !p.has(r.id)) p.put(r.id, r.row, r.vector);
@@ -398,7 +401,17 @@ export class TableCache {
       const dimension = this.servesVectors ? await this.dimension() : 0;
       const p = new UserRows(dimension, source.textColumn, loaded.rows.length, source.vectorColumn);
       const vectors = dimension > 0 ? loaded.vectors : undefined;
-      loaded.rows.forEach((row, i) => p.put(String(row.id), row, vectors ? vectors.subarray(i * dimension, (i + 1) * dimension) : EMPTY));
+      // In slices, each after a turn of the event loop: a request that arrives meanwhile runs
+      // between two slices instead of after the whole user (1,000 rows took ~45 ms of the main
+      // thread, and a recall right after a background load waited for all of it).
+      for (let from = 0; from < loaded.rows.length; from += LOAD_SLICE) {
+        if (from > 0) await new Promise((r) => setImmediate(r));
+        const to = Math.min(loaded.rows.length, from + LOAD_SLICE);
+        for (let i = from; i < to; i++) {
+          const row = loaded.rows[i];
+          p.put(String(row.id), row, vectors ? vectors.subarray(i * dimension, (i + 1) * dimension) : EMPTY);
+        }
+      }
       this.options.budget.counters.loads++;
       this.options.budget.counters.loadMillis += performance.now() - started;
       return this.keep(user, state, p);
