@@ -8,6 +8,7 @@
  *   npm run bench:judgement -- --embedder hash  # rules alone
  *   npm run bench:judgement -- --show-validate  # the final run for the report
  *   npm run bench:judgement -- --only messages  # or: --only supersede
+ *   npx tsx bench/judgement.ts --only supersede --half tune [--set supersede-s]  # while choosing (no file written)
  *
  * Writes bench/results/judgement.json (or judgement-hash.json).
  */
@@ -26,6 +27,10 @@ const { values: args } = parseArgs({
     "show-validate": { type: "boolean", default: false },
     "hide-tune": { type: "boolean", default: false },
     only: { type: "string", default: "" },
+    // Run one half ("tune") and/or some sets ("supersede-s,supersede-t") only, while choosing; writes no results file.
+    half: { type: "string", default: "" },
+    set: { type: "string", default: "" },
+    out: { type: "string", default: "" },
   },
 });
 const embedder: Embedder = args.embedder === "hash" ? createHashEmbedder() : createUseEmbedder();
@@ -49,7 +54,8 @@ if (args.only !== "supersede") {
 }
 
 if (args.only !== "messages") {
-  const scenarios = loadScenarios("bench/labels");
+  const sets = args.set === "" ? null : new Set(args.set.split(",").map((x) => x.replace(/(?:\.json)?$/u, ".json")));
+  const scenarios = loadScenarios("bench/labels").filter((s) => (args.half === "" || s.half === args.half) && (sets === null || sets.has(s.source)));
   const rows = await runScenarios(embedder, scenarios);
   const figures = Object.fromEntries(halves.map((h) => [h, scenarioFigures(rows.filter((r) => r.half === h))]));
   console.log(`\nSupersede scenarios (${embedder.model}, --llm none; right = the old fact closed exactly when it should be, and the top Search hit holds the expected value)`);
@@ -59,6 +65,10 @@ if (args.only !== "messages") {
   results.supersede = { figures, rows };
 }
 
+if (args.half !== "" || args.set !== "") {
+  if (args.out !== "") writeFileSync(args.out, JSON.stringify(results, null, 2));
+  process.exit(0);
+}
 mkdirSync("bench/results", { recursive: true });
 // A partial run (--only) writes its own file, so it never replaces the full run's figures.
 const file = `bench/results/judgement${embedder.mode === "hash" ? "-hash" : ""}${args.only ? `-${args.only}` : ""}.json`;

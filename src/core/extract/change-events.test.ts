@@ -204,6 +204,40 @@ describe("supersede through the offline extractor", () => {
   });
 });
 
+describe("the past told with the past copula, Scots negation, hiring in the passive (round 7)", () => {
+  const slots = (s: string, name = "Ines") => speakerEvents(s, [name]).map((e) => `${e.slot}=${e.value}${e.ended ? " (ended)" : ""}${e.actual ? "" : " (not actual)"}`);
+
+  it("reads 'we were' as the past, not as 'we are'", () => {
+    expect(closes("Ines", "I'm divorced.", "Tomas and I were married for a decade, a long time ago now.").closed).toBe(false);
+    expect(closes("Ines", "I'm single.", "I was engaged twice in my twenties, never again.").closed).toBe(false);
+    expect(closes("Ines", "I work at Ericsson.", "I was a bus driver once, long before the office.").closed).toBe(false);
+    // A dated relationship passive is the event itself.
+    expect(closes("Ines", "I'm engaged to Kofi.", "Kofi and I were married in Accra on Saturday!").closed).toBe(true);
+    // The clause after "before" is its own event.
+    expect(closes("Ines", "I'm a pharmacist.", "I was a pharmacist before I became a GP.").closed).toBe(true);
+  });
+
+  it("reads 'are no' and '-nae' as negation", () => {
+    expect(closes("Ines", "I'm single.", "Me and Callum are no engaged, whatever my gran says.").closed).toBe(false);
+    expect(closes("Ines", "I live in Perth.", "We didnae move to Dundee in the end.").closed).toBe(false);
+  });
+
+  it("hiring in the passive, with any verb, and an institution as a workplace", () => {
+    expect(slots("Got headhunted by Arup in the spring.")).toContain("works_at=arup");
+    expect(slots("Was seconded to Ninewells Hospital in May.")).toContain("works_at=ninewells hospital");
+    expect(slots("Got dumped by Callum.")).toEqual([]);
+  });
+
+  it("the past of a bond with the partner the speaker lost is not a new bond", () => {
+    expect(closes("Ines", "I'm a widow, Tomas died in 2018.", "Tomas and I were engaged for years before we married.").closed).toBe(false);
+    expect(closes("Ines", "I'm a widow, Tomas died in 2018.", "I married Kofi in Accra last month!").closed).toBe(true);
+  });
+
+  it("a new employer does not close a stored fact that names no employer", () => {
+    expect(closes("Ines", "Ines Costa, illustrator, freelance.", "Started at Pentagram as an illustrator last month.").closed).toBe(false);
+  });
+});
+
 describe("values by their kind", () => {
   const slots = (s: string, name = "Ines") => speakerEvents(s, [name]).map((e) => `${e.slot}=${e.value}${e.ended ? " (ended)" : ""}`);
 

@@ -120,6 +120,10 @@ const FRAMES: Frame[] = [
   { slot: "works_at", re: new RegExp(`\\b(?:office|job|desk|shift|role|position|team|gig|contract)\\s+(?:is\\s+)?(?:at|with)\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b(?:an?\\s+)?(?<v>${NAMED})\\s+(?:employee|staffer|lifer|man|woman|girl|guy|gal)\\b`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b(?<v>${NAMED})\\s+(?:(?:took|taken|hired|signed)\\s+me(?:\\s+on)?|(?:picked|snapped)\\s+me\\s+up)\\b`, "gu"), arg: "org", anyActor: true },
+  // The speaker as the object of a hiring told in the passive, whatever the verb: "got poached by
+  // Bank of America", "was headhunted by Arup", "got posted to Aga Khan Hospital".
+  { slot: "works_at", re: new RegExp(`\\b(?:[Gg]ot|gotten|was|been|were)\\s+(?:\\p{Ll}+ly\\s+)?(?!married|engaged|divorced|dumped|told|asked|invited|sick|paid|stuck|lost|caught|robbed|used|moved)\\p{Ll}+ed\\s+(?:up\\s+|off\\s+|away\\s+)?by\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
+  { slot: "lives_in", re: new RegExp(`\\b(?:[Gg]ot|gotten|was|been|were)\\s+(?:posted|transferred|stationed|sent|seconded|redeployed|reassigned)\\s+(?:out\\s+|over\\s+|up\\s+|down\\s+)?(?:to|at)\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "orgOrPlace" },
   { slot: "works_at", re: new RegExp(`\\bI\\s+am\\s+(?:now\\s+)?(?:at|with)\\s+(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\b${JOIN}\\s+(?:the\\s+)?(?<v>${NAMED})`, "gu"), arg: "org" },
   { slot: "works_at", re: new RegExp(`\\bnow\\s+(?:I\\s+am|I|we\\s+are)\\s+(?:at|with|in)\\s+(?<v>[\\p{L}'’&-]+)`, "giu"), arg: "org" },
@@ -143,6 +147,8 @@ const FRAMES: Frame[] = [
   { slot: "job", re: new RegExp(`\\b(?:made|named|appointed|promoted)\\s+me\\s+(?:to\\s+|as\\s+)?(?:an?\\s+|the\\s+)?${ROLE}`, "giu"), arg: "role", anyActor: true },
   { slot: "job", re: new RegExp(`\\b(?:I\\s+am|am)\\s+(?:now\\s+)?(?:(?:officially|finally|fully)\\s+)?(?:an?|the)\\s+${ROLE}`, "gu"), arg: "role" },
   { slot: "job", re: new RegExp(`\\b(?:got\\s+)?made\\s+(?:up\\s+to\\s+)?${ROLE}`, "gu"), arg: "role", strictRole: true },
+  // A title with no article ("from this month I'm assistant manager"), when compromise reads an occupation in it.
+  { slot: "job", re: new RegExp(`\\bI\\s+am\\s+(?:now\\s+)?(?:(?:officially|finally)\\s+)?${ROLE}`, "gu"), arg: "role", strictRole: true },
   { slot: "job", re: new RegExp(`\\bI\\s+(?:do|am\\s+doing)\\s+(?<v>[\\p{L}-]+(?:\\s+[\\p{L}-]+)?)\\b[^,.;]*?\\bnow\\b`, "gu"), arg: "role" },
   { slot: "job", re: new RegExp(`\\bI\\s+(?:drive|teach|do)\\s+(?<v>(?:an?\\s+)?[\\p{L}-]+(?:\\s+[\\p{L}-]+){0,2})\\s+now\\b`, "gu"), arg: "role" },
   { slot: "job", re: new RegExp(`\\b(?:doing|do)\\s+(?<v>[\\p{L}-]+(?:\\s+[\\p{L}-]+){0,2})\\s+now\\b`, "gu"), arg: "role" },
@@ -203,7 +209,7 @@ const FILLER =
 /** The clauses of a sentence: split at punctuation, dashes and clause-joining "and/but/so". */
 export function clausesOf(sentence: string): string[] {
   return sentence
-    .split(/\s*(?:[,;:!?]+|\s[-–—]+\s|\.(?:\s+|$)|\s+(?:and|but|so|then|because|cause|after|since)\s+(?=(?:I|we|he|she|they|my|our|now|just|joined|left|quit|moved|started|got|took|went)\b))\s*/u)
+    .split(/\s*(?:[,;:!?]+|\s[-–—]+\s|\.(?:\s+|$)|\s+(?:and|but|so|then|because|cause|after|before|since)\s+(?=(?:I|we|he|she|they|my|our|now|just|joined|left|quit|moved|started|got|took|went)\b))\s*/u)
     .map((c) => c.trim())
     .filter((c) => c !== "");
 }
@@ -266,6 +272,8 @@ function normalise(raw: string): string {
 // Heads of job titles compromise does not tag as an occupation ("Backend dev", "SWE", "porter").
 const OCCUPATION_HEAD = new RegExp(`(?:^|\\s)(?:dev|swe|sre|pm|porter|${OCCUPATIONS})$`, "iu");
 const ORG_CUE = /\b(?:over\s+to|transferred|team|office|brand|department|ward|unit|icu|company|firm|bank|store|branch|studio|agency|['’]s\s+\p{L})/iu;
+// A name whose head is an institution ("Aga Khan Hospital", "Riverside Academy") is a workplace, not a home.
+const ORG_HEAD = /\s(?:hospital|clinic|school|academy|university|college|institute|bank|council|ministry|agency|group|ltd|limited|inc|plc|corp|company|hq|plant|factory|studio|labs?)$/iu;
 const ROLE_STOP = /\s+(?:at|for|in|with|on|from|and|but|now|since|when|after|because|so|to|by|as|this|last|which|who|,).*$/iu;
 const NOT_ROLE = /^(?:bit|lot|little|mess|fan|mum|mom|dad|mate|bro|love|babe|lad|guy|girl|someone|somebody|everyone|single|widow(?:er)?|married|engaged|divorced|parisian|local|new\s+person|different\s+person|happy|good|great|fine|same)\b/i;
 
@@ -317,10 +325,10 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string, se
         if (from && !knownPlace(from[1]) && isCapitalised(v)) return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
         if (!isCapitalised(v)) return null;
         // An unknown name after a move is a place ("headed up to Cairns") unless the clause speaks of work.
-        if (!ORG_CUE.test(clause)) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };
+        if (!ORG_CUE.test(clause) && !ORG_HEAD.test(v)) return { slot: "lives_in", value: normalise(v), shown: shownOf(v) };
         return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
       }
-      if (place && frame.slot === "works_at" && !frame.fragment && !/\b(?:joined|hired|work|employ|badge|notice|redundan|company|(?:took|taken|signed|picked|snapped)\s+me)/i.test(clause)) return null;
+      if (place && frame.slot === "works_at" && !frame.fragment && !/\b(?:joined|hired|work|employ|badge|notice|redundan|company|(?:took|taken|signed|picked|snapped)\s+me|[a-z]+ed\s+by)/i.test(clause)) return null;
       if (!isCapitalised(v) && !/\bnow\b/i.test(clause) && !frame.ended) return null;
       return { slot: "works_at", value: normalise(v), shown: shownOf(v) };
     }
@@ -360,7 +368,8 @@ function readArgument(frame: Frame, raw: string, clause: string, old: string, se
 export function speakerEvents(sentence: string, selfNames: readonly string[]): SpeakerEvent[] {
   const out: SpeakerEvent[] = [];
   const asked = modalityOf(sentence) === "question";
-  const text = expandContractions(capitaliseI(sentence)).replace(/\bim\b/g, "I am").replace(/\b(?:we['’]?re)\b/giu, "we are");
+  // "we're" (and chat's "were" opening a sentence: "were moving to Leeds") is "we are"; "we were" stays past.
+  const text = expandContractions(capitaliseI(sentence)).replace(/\bim\b/g, "I am").replace(/\bwe['’]re\b|^were\b(?=\s+(?:moving|going|getting|not|now|in|at|back|off|engaged|married|together|expecting|done|official)\b)/giu, "we are");
   // Each clause with its actor; the frames run over the clauses joined again (a frame may span a
   // comma: "reverted to my maiden name, Margaret Price"), and a match takes the actor of the clause it starts in.
   const clauses: { body: string; actor: Actor; start: number; fragment: boolean; actual: boolean }[] = [];

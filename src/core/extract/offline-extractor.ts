@@ -126,6 +126,30 @@ function withoutSpeaker(text: string, selfNames: readonly string[]): string {
   return t;
 }
 
+const BOND = new Set(["married", "engaged", "in a relationship"]);
+const CAPITALISED = /\p{Lu}[\p{Ll}'’-]+/gu;
+const NOT_A_NAME = new Set(["The", "A", "An", "We", "My", "Our", "So", "And", "But", "Just", "Me", "Now", "Then", "Well"]);
+
+/**
+ * True when the statement tells of a bond with the very person the stored fact says the speaker
+ * lost ("I'm a widow, Eric died" — "Eric and I were engaged for six years before we married"):
+ * the past of that bond, not a new one. Only for a stored "widowed": a divorce may be undone.
+ */
+function pastOfEndedBond(sentence: string, next: readonly SlotValue[], stored: { text: string; slots: SlotValue[] }, selfNames: readonly string[]): boolean {
+  if (!stored.slots.some((x) => x.slot === "relationship" && x.value === "widowed" && isSelf(x.subject, selfNames))) return false;
+  if (!next.some((x) => x.slot === "relationship" && BOND.has(x.value) && isSelf(x.subject, selfNames))) return false;
+  const storedNames = new Set(stored.text.match(CAPITALISED) ?? []);
+  const self = new Set(selfNames);
+  return (sentence.match(CAPITALISED) ?? []).some((n) => !NOT_A_NAME.has(n) && !self.has(n) && storedNames.has(n));
+}
+
+/** True when a text names something (a capitalised word past a sentence's start) besides the speaker's own name. */
+function namesOtherThanSpeaker(text: string, selfNames: readonly string[]): boolean {
+  let t = withoutSpeaker(text, selfNames);
+  for (const n of selfNames) t = t.replace(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:\\s+\\p{Lu}[\\p{L}'’-]*)?`, "gu"), "");
+  return /(?<![.!?:]\s*|^\s*)\b(?!I\b)\p{Lu}/u.test(t.trim());
+}
+
 /**
  * Stored facts a statement closes by meaning: the statement is actual, tells of a change, its
  * actor is the speaker, and its slot (by meaning or rules) is the stored fact's slot (by rules or
@@ -152,7 +176,11 @@ function closedByMeaning(
     if (storedMeant) storedSlots.add(storedMeant);
     for (const slot of newSlots) {
       // Employer and job are told apart poorly by meaning: either one matches the other.
-      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant === x));
+      // Not where the rules read both sides and found different slots (a stored job, a new employer)
+      // and the stored fact names nothing that could be an employer (only the speaker's own name).
+      const ruled = (x: SlotName) =>
+        storedMine.some((s) => s.slot === x) && mySlots.some((s) => s.slot === slot && !s.ended) && !namesOtherThanSpeaker(f.text, selfNames);
+      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant === x) && !ruled(x));
       if (![...storedSlots].some(sameSlot)) continue;
       const oldValues = storedMine.filter((s) => s.slot === slot).map((s) => s.value);
       const newValues = mySlots.filter((s) => s.slot === slot && !s.ended).map((s) => s.value);
@@ -214,7 +242,9 @@ export function extractOffline(input: OfflineInput): ProposedFact[] {
       // The patterns need the whole sentence actual; the change grammar judges each clause.
       const actual = modalityOf(sentence) === "actual";
       const next = actual ? slots : live;
-      const byRules = storedSlots.filter((s) => conflictingSlots(next, s.slots, selfNames).length > 0).map((s) => s.id);
+      const byRules = storedSlots
+        .filter((s) => conflictingSlots(next, s.slots, selfNames).length > 0 && !pastOfEndedBond(sentence, next, s, selfNames))
+        .map((s) => s.id);
       const mine = slots.filter((s) => isSelf(s.subject, selfNames));
       const byMeaning = actual ? closedByMeaning(sentence, mine, storedSlots, input, selfNames) : [];
       const supersedes = [...new Set([...byRules, ...byMeaning])];
