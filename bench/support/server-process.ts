@@ -29,7 +29,7 @@ export interface ServerProcess {
 }
 
 /** The allocator settings `npm start` uses (see docs/operations.md "Memory"), unless the caller's environment sets them. */
-const MALLOC_ENV = { MALLOC_ARENA_MAX: "1", MALLOC_TRIM_THRESHOLD_: "1048576" };
+const MALLOC_ENV = { MALLOC_ARENA_MAX: "2" };
 
 /** A free loopback port. */
 export function freePort(): Promise<number> {
