@@ -177,7 +177,8 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     if (sql) q = q.where(sql);
     if (exact) q = q.bypassVectorIndex();
     // `withoutVector` is not turned into a projection here: a vector search that names its output
-    // columns took ~3 ms more per query on a 125k-row shard than one reading every column (1M
+    // columns took ~3 ms more per query on a 125k-row shard than one reading every column, in a
+    // bare process (no gain visible at the server level; 1M
     // memories in 8 shards, 150 random users, 2026-12-06 19:53 UTC, quiet), and its hits are few.
     return this.decoded(await q.toArrow(), (row, r) => ({ row, score: 1 - Number(r._distance) }));
   }
