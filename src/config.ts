@@ -42,6 +42,8 @@ export interface Config {
   readonly storage: {
     /** Hot-row cache budget in MiB (`AGENTMEM_HOT_ROWS_MB`, default 512; 0 turns it off). */
     readonly hotRowsMB: number;
+    /** Reads of an end-user not held, lately, before the row cache loads them (`AGENTMEM_HOT_ROWS_ADMIT_READS`, default 2; see docs/operations.md). */
+    readonly hotRowsAdmitReads: number;
     /** LanceDB's cache of index pages in MiB, shared by every table (`AGENTMEM_INDEX_CACHE_MB`, default 256). */
     readonly indexCacheMB: number;
     /** Seconds between checks for other processes' writes (`AGENTMEM_READ_CONSISTENCY_SECONDS`, default 0: every read). */
@@ -120,6 +122,7 @@ const configSchema = z.object({
   retentionSweepMinutes: z.coerce.number().min(0),
   storage: z.object({
     hotRowsMB: z.coerce.number().min(0),
+    hotRowsAdmitReads: z.coerce.number().int().min(1),
     indexCacheMB: z.coerce.number().min(1),
     readConsistencySeconds: z.coerce.number().min(0),
     sharedWriters: z.enum(["0", "1", "true", "false", ""]).transform((v) => v === "1" || v === "true"),
@@ -197,6 +200,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     retentionSweepMinutes: env.AGENTMEM_RETENTION_SWEEP_MINUTES ?? 60,
     storage: {
       hotRowsMB: env.AGENTMEM_HOT_ROWS_MB || 512,
+      hotRowsAdmitReads: env.AGENTMEM_HOT_ROWS_ADMIT_READS || 2,
       indexCacheMB: env.AGENTMEM_INDEX_CACHE_MB || 256,
       readConsistencySeconds: env.AGENTMEM_READ_CONSISTENCY_SECONDS || 0,
       sharedWriters: env.AGENTMEM_SHARED_WRITERS ?? "",

@@ -29,7 +29,7 @@ const servers: RunningServer[] = [];
 async function serve(hotRowsMb = "512"): Promise<RunningServer> {
   const config = loadConfig(
     { data: dir, port: 0, embedder: "hash" },
-    { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent", AGENTMEM_MAINTENANCE_SECONDS: "0", AGENTMEM_HOT_ROWS_MB: hotRowsMb, AGENTMEM_TABLE_SHARDS: "1" },
+    { AGENTMEM_API_KEYS: "", AGENTMEM_LOG_LEVEL: "silent", AGENTMEM_MAINTENANCE_SECONDS: "0", AGENTMEM_HOT_ROWS_MB: hotRowsMb, AGENTMEM_HOT_ROWS_ADMIT_READS: "1", AGENTMEM_TABLE_SHARDS: "1" },
   );
   const server = await startServer(config, { embedder: createHashEmbedder(), logger: pino({ level: "silent" }) });
   servers.push(server);

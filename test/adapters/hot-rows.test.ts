@@ -18,7 +18,8 @@ async function freshDir(): Promise<string> {
 }
 function open(dir: string, hotRowsBytes?: number): LanceStore {
   // Another store on the same directory stands for another process: look for its versions on every read.
-  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes, soleWriterCheckSeconds: 0 });
+  // A user read once is loaded (the default waits for a second read, see warmer.test.ts): these tests are about what is held.
+  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes, soleWriterCheckSeconds: 0, warmer: { admitAfterMisses: 1 } });
   stores.push(s);
   return s;
 }
@@ -212,6 +213,26 @@ describe("hot-row cache", () => {
     await hot.upsert([memory("m-0", "m", "merged now", 0)]); // another writer is known: merge on id
     expect(await other.count(where.eq("id", "m-0"))).toBe(1);
     expect(await hot.forUser("m").count(where.all())).toBe(7);
+  });
+
+  it("with the default admission, loads nobody read once, yet learns which users exist so a new one starts empty", async () => {
+    const dir = await freshDir();
+    const earlier = open(dir);
+    await (await earlier.collection("t", MEMORIES)).upsert(rows("old", 3));
+    await earlier.close();
+    const store = new LanceStore({ uri: dir, dimension: DIM, soleWriterCheckSeconds: 0 });
+    stores.push(store);
+    const hot = await store.collection("t", MEMORIES);
+    expect(await hot.forUser("old").count(where.all())).toBe(3); // the engine answers
+    await store.warmed();
+    expect([store.cacheCounters.coldReads, store.cacheCounters.loads, store.cacheCounters.warms]).toEqual([1, 0, 0]); // read once: not loaded
+    // The user directory was read after that answer: a new user's first read (a write looking for
+    // the rows it replaces) starts them empty here, without going to the engine.
+    expect(await hot.forUser("new").get(["new-0"])).toEqual([]);
+    expect([store.cacheCounters.coldReads, store.cacheCounters.fresh]).toEqual([1, 1]);
+    await hot.upsert(rows("new", 4));
+    expect(await hot.forUser("new").count(where.all())).toBe(4);
+    expect(store.cacheCounters.coldReads).toBe(1);
   });
 
   it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Warmer, type WarmBudget } from "../../src/adapters/row-cache/warmer.js";
 
-function budget(maxBytes: number, bytes = 0, partitions = 0): WarmBudget {
-  return { maxBytes, counters: { bytes, partitions, warms: 0, warmsSkipped: 0 } };
+function budget(maxBytes: number, bytes = 0, partitions = 0, victim?: string): WarmBudget {
+  return { maxBytes, counters: { bytes, partitions, warms: 0, warmsSkipped: 0 }, victim: () => victim };
 }
 
 /** A job that records when it ran. */
@@ -13,7 +13,7 @@ function job(log: string[], key: string, wanted = () => true) {
 describe("Warmer (background loads of end-users not held)", () => {
   it("loads only once no read is in flight, in request order", async () => {
     const b = budget(1_000);
-    const warmer = new Warmer(b);
+    const warmer = new Warmer(b, { admitAfterMisses: 1 });
     const log: string[] = [];
     let release!: () => void;
     const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
@@ -28,26 +28,53 @@ describe("Warmer (background loads of end-users not held)", () => {
     expect(b.counters.warms).toBe(2);
   });
 
-  it("admits a partition that would evict another only after repeated misses, and bounds its queue", async () => {
-    const full = budget(1_000, 1_000, 4);
-    const warmer = new Warmer(full, { maxQueued: 1, missWindowMs: 0 });
+  it("loads a user only once read twice lately, with room or without, and bounds its queue", async () => {
     const log: string[] = [];
-    warmer.request("a", job(log, "a"));
-    await warmer.idle();
-    expect(log).toEqual([]); // first miss, no room: not loaded
-    warmer.request("a", job(log, "a"));
-    await warmer.idle();
-    expect(log).toEqual(["a"]); // second miss: loaded
+    for (const b of [budget(10_000), budget(1_000, 1_000, 4)]) {
+      const warmer = new Warmer(b, { missWindowMs: 0 });
+      warmer.request("a", job(log, "a"));
+      await warmer.idle();
+      expect(log).toEqual([]); // read once: the engine answered, nothing is loaded
+      warmer.request("a", job(log, "a"));
+      await warmer.idle();
+      expect(log).toEqual(["a"]); // read again: loaded
+      log.length = 0;
+    }
     let release!: () => void;
-    const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
-    const roomy = new Warmer(budget(10_000), { maxQueued: 1 });
+    const read = new Promise<void>((r) => (release = r));
+    const roomy = new Warmer(budget(10_000), { maxQueued: 1, admitAfterMisses: 1 });
     const held = roomy.reading(() => read);
     roomy.request("x", job(log, "x"));
     roomy.request("y", job(log, "y")); // queue full: dropped
     release();
     await held;
     await roomy.idle();
-    expect(log).toEqual(["a", "x"]);
+    expect(log).toEqual(["x"]);
+  });
+
+  it("when full, loads a user only if read more lately than the one it would evict (TinyLFU)", async () => {
+    const log: string[] = [];
+    const warmer = new Warmer(budget(1_000, 1_000, 4, "held"), { missWindowMs: 0 });
+    for (let i = 0; i < 3; i++) warmer.accessed("held"); // the least recently used user was read 3 times
+    for (let i = 0; i < 3; i++) warmer.request("b", job(log, "b"));
+    await warmer.idle();
+    expect(log).toEqual([]); // as often as the victim: not worth a load
+    warmer.request("b", job(log, "b"));
+    await warmer.idle();
+    expect(log).toEqual(["b"]); // more often: loaded
+  });
+
+  it("halves every count each half-life, so old reads fade", async () => {
+    const log: string[] = [];
+    const warmer = new Warmer(budget(10_000), { missWindowMs: 0, halfLifeMs: 40 });
+    warmer.request("a", job(log, "a")); // a: 1
+    await new Promise((r) => setTimeout(r, 50)); // halved: a → 0
+    warmer.request("a", job(log, "a")); // a: 1 again, not 2
+    await warmer.idle();
+    expect(log).toEqual([]);
+    warmer.request("a", job(log, "a"));
+    await warmer.idle();
+    expect(log).toEqual(["a"]);
   });
 
   it("counts the reads of one recall as one miss: a user read twice in a moment is not admitted", async () => {
@@ -66,7 +93,7 @@ describe("Warmer (background loads of end-users not held)", () => {
 
   it("skips a job no longer wanted and drops what waits on stop", async () => {
     const b = budget(10_000);
-    const warmer = new Warmer(b);
+    const warmer = new Warmer(b, { admitAfterMisses: 1 });
     const log: string[] = [];
     warmer.request("gone", job(log, "gone", () => false));
     await warmer.idle();

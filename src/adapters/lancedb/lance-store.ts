@@ -28,7 +28,7 @@ import { episodeCodec, episodeSchema } from "./episode-codec.js";
 import { CacheBudget, type CacheCounters } from "../row-cache/cache-budget.js";
 import { CachedCollection } from "../row-cache/cached-collection.js";
 import { TableCache } from "../row-cache/table-cache.js";
-import { Warmer } from "../row-cache/warmer.js";
+import { Warmer, type WarmerOptions } from "../row-cache/warmer.js";
 import { defaultAnalyzer } from "./fts-analyzer.js";
 import type { MaintainedTable } from "./maintenance.js";
 import { type Codec, LanceCollection } from "./lance-collection.js";
@@ -63,6 +63,8 @@ export interface LanceStoreOptions {
   soleWriterCheckSeconds?: number;
   /** Byte budget of the row cache over all tables (default 512 MiB; 0 turns the cache layer off). */
   hotRowsBytes?: number;
+  /** When the row cache loads an end-user it does not hold (defaults in `WarmerOptions`). */
+  warmer?: WarmerOptions;
   /**
    * `process` (default): a write is acknowledged once LanceDB committed it — it survives a crash of
    * this process, not a power loss. `fsync`: each commit's files and directories are fsynced first.
@@ -232,7 +234,7 @@ export class LanceStore implements Store {
   constructor(private readonly options: LanceStoreOptions) {
     this.budget = new CacheBudget(options.hotRowsBytes ?? 512 * 2 ** 20);
     this.disk = new DiskSpace(localDirectory(options.uri), options.logger);
-    this.warmer = new Warmer(this.budget);
+    this.warmer = new Warmer(this.budget, options.warmer);
   }
 
   /** Row cache counters (hits, loads, invalidations, bytes …) for logs and metrics. */

@@ -62,6 +62,11 @@ export class CacheBudget {
     this.publish();
   }
 
+  /** The key evicted next (least recently used), if any. */
+  victim(): string | undefined {
+    return this.entries.keys().next().value;
+  }
+
   /** Updates an entry's size without changing its recency. */
   resize(key: string, bytes: number): void {
     const e = this.entries.get(key);

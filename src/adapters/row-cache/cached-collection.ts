@@ -14,8 +14,8 @@ import type { CacheableCollection, StoredRow } from "./source.js";
 import { TableCache, USER_COLUMN } from "./table-cache.js";
 import type { RowHit, UserRows } from "./user-rows.js";
 
-/** Up to this many end-users per commit, a write loads their rows to tell new ids from stored ones. */
-const LOAD_FOR_WRITE_MAX_USERS = 8;
+/** Ids per engine lookup when a write tells new ids from stored ones among users not held. */
+const LOOKUP_IDS = 1_000;
 
 // The engine's full-text query is the text reduced to words; held rows are matched on the same words.
 function ftsQuery(text: string): string {
@@ -144,10 +144,13 @@ export class CachedCollection<T extends Keyed, E extends CacheableCollection<T> 
   }
 
   /**
-   * The stored ids among these rows' ids, when the cache can tell: every end-user written is held
-   * (loaded now if needed, for a few users) and no other writer is known. Asked inside the engine's
-   * write queue, so no other write of this process lands in between; another process appending the
-   * same new id at the same instant could still add it twice (see docs/operations.md).
+   * The stored ids among these rows' ids, while no other writer is known: a held end-user (or one
+   * the table never held, started empty at no cost) knows every id of theirs; the ids of other users
+   * are looked up in the engine (`id IN …`, one btree lookup). Loading those users instead
+   * (as before 2026-12-06) cost a scan of all their rows and ~45 ms of the main thread per 1,000
+   * rows for each single write to a user not held, who is not thereby read again soon. Asked inside
+   * the engine's write queue, so no other write of this process lands in between; another process
+   * appending the same new id at the same instant could still add it twice (see docs/operations.md).
    */
   private async knownIds(rows: readonly StoredRow[]): Promise<ReadonlySet<string> | undefined> {
     if (!this.cache.soleWriter) return undefined;
@@ -158,14 +161,16 @@ export class CachedCollection<T extends Keyed, E extends CacheableCollection<T> 
       if (ids) ids.push(r.id);
       else byUser.set(user, [r.id]);
     }
-    // A write for a few end-users loads their rows if needed; a batch spread over many users that
-    // are not held merges instead (loading one user per user would cost more than the merge).
-    if (byUser.size > LOAD_FOR_WRITE_MAX_USERS && ![...byUser.keys()].every((user) => this.cache.held(user))) return undefined;
     const known = new Set<string>();
+    const elsewhere: string[] = [];
     for (const [user, ids] of byUser) {
-      const held = await this.cache.rowsOf(user);
-      if (!held) return undefined;
-      for (const id of ids) if (held.has(id)) known.add(id);
+      const held = this.cache.held(user) || (await this.cache.isNew(user)) ? await this.cache.rowsOf(user) : undefined;
+      if (held) for (const id of ids) if (held.has(id)) known.add(id);
+      if (!held) elsewhere.push(...ids);
+    }
+    for (let i = 0; i < elsewhere.length; i += LOOKUP_IDS) {
+      const stored = await this.engine.project(where.in("id", elsewhere.slice(i, i + LOOKUP_IDS)), ["id"]);
+      for (const r of stored) known.add(String(r.id));
     }
     return known;
   }

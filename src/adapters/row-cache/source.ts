@@ -41,9 +41,9 @@ export interface CommitObserver {
 /** Hooks the engine asks inside its write queue (no other write of this process lands meanwhile). */
 export interface WriteHooks<T> {
   /**
-   * The stored ids among these rows' ids, when the cache can tell (every end-user written is held
-   * and no other writer is known): ids it lacks are new and may be appended without a merge.
-   * `undefined` → merge on `id`.
+   * The stored ids among these rows' ids, when the cache can tell (no other writer is known: held
+   * end-users know their ids, the rest are looked up by id): ids it lacks are new and may be
+   * appended without a merge. `undefined` → merge on `id`.
    */
   knownIds?(rows: readonly StoredRow[]): Promise<ReadonlySet<string> | undefined>;
   /** Rows by id as the cache holds them, and the ids it does not hold (read before a patch). */

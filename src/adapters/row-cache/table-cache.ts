@@ -170,7 +170,11 @@ export class TableCache {
   async cached(user: string): Promise<UserRows | undefined> {
     await this.sync();
     const held = this.hit(user);
-    if (held) return held;
+    if (held) {
+      // Reads are counted for admission, not the reads a write makes (a bulk import is no sign of use).
+      this.options.warmer?.accessed(this.budgetKey(user));
+      return held;
+    }
     if (this.tooLarge.has(user)) {
       this.bypassed();
       return undefined;
@@ -183,6 +187,11 @@ export class TableCache {
     }
     this.options.budget.counters.coldReads++;
     const generation = this.generation;
+    // Which end-users the table holds is learnt once (one read of its user column), after the
+    // answer: from then on a new end-user's reads start empty here instead of going to the engine.
+    if (this.scanned === null && !this.shared) {
+      this.options.warmer.request(`${this.options.name}\u0001users`, { always: true, wanted: () => this.scanned === null && !this.shared, run: () => this.neverHeld("") });
+    }
     this.options.warmer.request(`${this.options.name}\u0000${user}`, {
       wanted: () => generation === this.generation && !this.holds(user) && !this.tooLarge.has(user),
       run: () => this.rowsOf(user),
@@ -227,6 +236,14 @@ export class TableCache {
   /** True when this end-user's rows are loaded (not merely loading). */
   held(user: string): boolean {
     return this.users.has(user);
+  }
+
+  /**
+   * True when the table has certainly never held this end-user, so holding them costs nothing (the
+   * first time, one read of the table's user column; no scan of anyone's rows).
+   */
+  isNew(user: string): Promise<boolean> {
+    return this.knownNew(user) ? Promise.resolve(true) : this.neverHeld(user);
   }
 
   /** True when writes for this end-user must be applied here (held or loading). */
