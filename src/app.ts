@@ -82,7 +82,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     uri: config.data,
     dimension: embedder.dimension,
     hotRowsBytes: config.storage.hotRowsMB * 2 ** 20,
-    warmer: { admitAfterMisses: config.storage.hotRowsAdmitReads },
+    warmer: { admitAfterReads: config.storage.hotRowsAdmitReads },
     indexCacheBytes: config.storage.indexCacheMB * 2 ** 20,
     readConsistencySeconds: config.storage.readConsistencySeconds,
     sharedWriters: config.storage.sharedWriters,

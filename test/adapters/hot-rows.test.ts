@@ -19,7 +19,7 @@ async function freshDir(): Promise<string> {
 function open(dir: string, hotRowsBytes?: number): LanceStore {
   // Another store on the same directory stands for another process: look for its versions on every read.
   // A user read once is loaded (the default waits for a second read, see warmer.test.ts): these tests are about what is held.
-  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes, soleWriterCheckSeconds: 0, warmer: { admitAfterMisses: 1 } });
+  const s = new LanceStore({ uri: dir, dimension: DIM, hotRowsBytes, soleWriterCheckSeconds: 0, warmer: { admitAfterReads: 1 } });
   stores.push(s);
   return s;
 }

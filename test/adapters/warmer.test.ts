@@ -13,7 +13,7 @@ function job(log: string[], key: string, wanted = () => true) {
 describe("Warmer (background loads of end-users not held)", () => {
   it("loads only once no read is in flight, in request order", async () => {
     const b = budget(1_000);
-    const warmer = new Warmer(b, { admitAfterMisses: 1 });
+    const warmer = new Warmer(b, { admitAfterReads: 1 });
     const log: string[] = [];
     let release!: () => void;
     const read = warmer.reading(() => new Promise<void>((r) => (release = r)));
@@ -42,7 +42,7 @@ describe("Warmer (background loads of end-users not held)", () => {
     }
     let release!: () => void;
     const read = new Promise<void>((r) => (release = r));
-    const roomy = new Warmer(budget(10_000), { maxQueued: 1, admitAfterMisses: 1 });
+    const roomy = new Warmer(budget(10_000), { maxQueued: 1, admitAfterReads: 1 });
     const held = roomy.reading(() => read);
     roomy.request("x", job(log, "x"));
     roomy.request("y", job(log, "y")); // queue full: dropped
@@ -93,7 +93,7 @@ describe("Warmer (background loads of end-users not held)", () => {
 
   it("skips a job no longer wanted and drops what waits on stop", async () => {
     const b = budget(10_000);
-    const warmer = new Warmer(b, { admitAfterMisses: 1 });
+    const warmer = new Warmer(b, { admitAfterReads: 1 });
     const log: string[] = [];
     warmer.request("gone", job(log, "gone", () => false));
     await warmer.idle();

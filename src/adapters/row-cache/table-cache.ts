@@ -171,7 +171,7 @@ export class TableCache {
     await this.sync();
     const held = this.hit(user);
     if (held) {
-      // Reads are counted for admission, not the reads a write makes (a bulk import is no sign of use).
+      // Reads are counted for admission (a write's id check goes through `rowsOf` and is not).
       this.options.warmer?.accessed(this.budgetKey(user));
       return held;
     }
@@ -190,7 +190,7 @@ export class TableCache {
     // Which end-users the table holds is learnt once (one read of its user column), after the
     // answer: from then on a new end-user's reads start empty here instead of going to the engine.
     if (this.scanned === null && !this.shared) {
-      this.options.warmer.request(`${this.options.name}\u0001users`, { always: true, wanted: () => this.scanned === null && !this.shared, run: () => this.neverHeld("") });
+      this.options.warmer.request(`${this.options.name}\u0001users`, { always: true, wanted: () => this.scanned === null && !this.shared, run: () => this.scanUsers() });
     }
     this.options.warmer.request(`${this.options.name}\u0000${user}`, {
       wanted: () => generation === this.generation && !this.holds(user) && !this.tooLarge.has(user),
@@ -455,16 +455,20 @@ export class TableCache {
   /** True when the table has certainly never held `user` (sole writer, user directory current). */
   private async neverHeld(user: string): Promise<boolean> {
     if (this.shared || this.written.has(user)) return false;
-    if (!this.scanned) {
-      const generation = this.generation;
-      const scan = (this.keyScan ??= this.options.source.distinct(USER_COLUMN).catch(() => null));
-      const users = await scan;
-      if (this.keyScan === scan) this.keyScan = null;
-      // A rewrite or another writer while it ran: it may be stale, so scan this user's rows instead.
-      if (!users || generation !== this.generation || this.shared) return false;
-      this.scanned = users;
-    }
-    return !this.scanned.has(user) && !this.written.has(user);
+    if (!(await this.scanUsers())) return false;
+    return !this.scanned!.has(user) && !this.written.has(user);
+  }
+
+  /** Reads the table's user column once (shared by concurrent callers); false when it may be stale (a rewrite or another writer meanwhile). */
+  private async scanUsers(): Promise<boolean> {
+    if (this.scanned) return true;
+    const generation = this.generation;
+    const scan = (this.keyScan ??= this.options.source.distinct(USER_COLUMN).catch(() => null));
+    const users = await scan;
+    if (this.keyScan === scan) this.keyScan = null;
+    if (!users || generation !== this.generation || this.shared) return false;
+    this.scanned = users;
+    return true;
   }
 }
 

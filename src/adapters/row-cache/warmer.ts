@@ -8,9 +8,9 @@ export interface WarmerOptions {
    * service at any moment — costs the engine one read, not a load (a filtered scan of all their
    * rows and ~45 ms of the main thread per 1,000 rows) that shares the cores with the reads waiting.
    */
-  admitAfterMisses?: number;
+  admitAfterReads?: number;
   /** Keys whose recent reads are counted (default 4,096; the least recently read are forgotten). */
-  rememberedMisses?: number;
+  rememberedKeys?: number;
   /**
    * Reads of one key closer together than this count as one (default 1,000 ms): a recall
    * makes several reads of its end-user's rows, and each must not count as the user coming back.
@@ -47,7 +47,7 @@ export interface WarmJob {
  *
  * Admission is TinyLFU's (Einziger, Friedman & Manes, 2017): recent reads are counted per key
  * (misses here, hits through `accessed`), with the counts halved every `halfLifeMs`. A user
- * is loaded once read `admitAfterMisses` times lately, and, when the budget is full, only if read
+ * is loaded once read `admitAfterReads` times lately, and, when the budget is full, only if read
  * more often lately than the user it would evict. With far more end-users than the budget holds
  * and reads spread evenly over them, a load that evicts a user as likely to come back as the one
  * loaded gains no hits and costs the reads waiting its scan; users in conversation are read every
@@ -140,7 +140,7 @@ export class Warmer {
     const fresh = !last || now - last.at >= (this.options.missWindowMs ?? 1_000);
     this.seen.delete(key);
     this.seen.set(key, { count: (last?.count ?? 0) + (fresh ? 1 : 0), at: now });
-    if (this.seen.size > (this.options.rememberedMisses ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);
+    if (this.seen.size > (this.options.rememberedKeys ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);
   }
 
   private recentReads(key: string | undefined): number {
@@ -164,7 +164,7 @@ export class Warmer {
   /** Read often enough lately, and either fits without evicting or was read more lately than the user it would evict. */
   private admits(key: string): boolean {
     const reads = this.recentReads(key);
-    if (reads < (this.options.admitAfterMisses ?? 2)) return false;
+    if (reads < (this.options.admitAfterReads ?? 2)) return false;
     const { bytes, partitions } = this.budget.counters;
     const typical = partitions > 0 ? bytes / partitions : 0;
     if (bytes + typical <= this.budget.maxBytes) return true;
