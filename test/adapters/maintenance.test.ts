@@ -190,4 +190,38 @@ describe("Maintainer", () => {
     await maintainer.indexed();
     expect(maintainer.counters.vectorIndexes).toBe(1);
   });
+  it("renews the LanceDB session once a pass after work finds nothing to do: every table reopened, no row lost", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.collection("t", EPISODES);
+    for (let i = 0; i < 3; i++) await episodes.upsert([episode(`r${i}`, "u", `renewed ${i}`, i, 8)]);
+    const old = episodes.engine.lanceTable;
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2 });
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(maintainer.counters.sessionRenewals).toBe(0); // still working: at most once a minute
+    expect(await maintainer.runOnce()).toBe(0);
+    expect(maintainer.counters.sessionRenewals).toBe(1);
+    expect(episodes.engine.lanceTable).not.toBe(old);
+    expect(await maintainer.runOnce()).toBe(0); // no work since: no renewal
+    expect(maintainer.counters.sessionRenewals).toBe(1);
+    await episodes.upsert([episode("r3", "u", "renewed 3", 3, 8)]);
+    expect(await episodes.count(where.all())).toBe(4);
+    expect((await episodes.match("renewed", where.eq("user", "u"), 10)).length).toBe(4);
+    expect(await old.countRows()).toBe(4); // the old handle still reads (work started on it finishes)
+    const never = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, renewSessionMs: 0 });
+    expect(await never.runOnce()).toBe(1);
+    expect(await never.runOnce()).toBe(0);
+    expect(never.counters.sessionRenewals).toBe(0);
+  });
+
+  it("loses no write when the session is renewed while writes are in flight", async () => {
+    const store = await freshStore(8);
+    const episodes = await store.collection("t", EPISODES);
+    const writes = Array.from({ length: 40 }, (_, i) => episodes.upsert([episode(`w${i}`, `u${i % 4}`, `in flight ${i}`, i, 8)]));
+    const renewals = await Promise.all([store.renewSession(), store.renewSession()]);
+    expect(renewals[0]).toBe(renewals[1]); // one renewal at a time: the second joins the first
+    expect(renewals[0].tables).toBeGreaterThanOrEqual(1);
+    await Promise.all(writes);
+    expect(await episodes.count(where.all())).toBe(40);
+    expect(await (await store.episodes("t")).count(where.eq("user", "u1"))).toBe(10);
+  });
 });

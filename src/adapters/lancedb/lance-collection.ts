@@ -68,7 +68,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   private hooks: WriteHooks<T> = {};
 
   constructor(
-    private readonly table: Table,
+    private table: Table,
     private readonly codec: Codec<T>,
     private readonly onCommit: (rows: number) => void = () => {},
     private readonly guards: CollectionGuards = {},
@@ -114,6 +114,15 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   /** The underlying LanceDB table (for maintenance). */
   get lanceTable(): Table {
     return this.table;
+  }
+
+  /**
+   * Goes on with a handle of the same table opened on another connection (`LanceStore.renewSession`).
+   * Work already started finishes on the old handle; everything after starts on the new one.
+   */
+  reopened(table: Table): void {
+    if (table.name !== this.table.name) throw new Error(`reopened ${this.table.name} as ${table.name}`);
+    this.table = table;
   }
 
   upsert(rows: readonly T[]): Promise<void> {

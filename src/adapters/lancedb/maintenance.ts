@@ -8,6 +8,8 @@ export interface MaintainedStore {
   maintainedTables(): Promise<Map<string, MaintainedTable>>;
   /** Commits and write calls per table kind (monotonic). */
   writeTotals?(): Promise<Map<string, { commits: number; tasks: number }>>;
+  /** Reopens every table on a new LanceDB session (see `LanceStore.renewSession`); none by default. */
+  renewSession?(): Promise<{ bytes: number; items: number; tables: number; millis: number }>;
 }
 
 /** One table to maintain. */
@@ -87,6 +89,13 @@ export interface MaintenanceOptions {
   foldBytes?: number;
   /** A table whose largest fragment holds fewer rows is rewritten whole (default 20,000: a few hundred ms). */
   foldMinRows?: number;
+  /**
+   * After passes that did work, the store's LanceDB session is renewed (`MaintainedStore.renewSession`)
+   * once a pass finds nothing left to do, and while passes keep working at most this often
+   * (default 60,000 ms; 0 = never): a session that has seen much writing and compaction reads
+   * slower than a new one.
+   */
+  renewSessionMs?: number;
 }
 
 /** Live rows per fragment before a pass (null if unknown), the fold to run first, and the table's bytes per row. */
@@ -123,6 +132,8 @@ export interface MaintenanceCounters {
   bytesRemoved: number;
   /** Milliseconds spent in maintenance work. */
   millis: number;
+  /** LanceDB sessions renewed (`renewSessionMs`). */
+  sessionRenewals: number;
 }
 
 /** A maintenance task name as reported to listeners: `optimize` or `vector_index`. */
@@ -145,6 +156,7 @@ export class Maintainer {
   readonly counters: MaintenanceCounters = {
     passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, retries: 0, giveUps: 0, wastedMillis: 0, errors: 0,
     fragmentsRemoved: 0, fragmentsAdded: 0, folds: 0, rowsRewritten: 0, bytesRewritten: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
+    sessionRenewals: 0,
   };
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<number> | null = null;
@@ -159,6 +171,9 @@ export class Maintainer {
   private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
+  /** Whether a pass did work since the session was last renewed, and when that was. */
+  private workSinceRenewal = false;
+  private lastRenewal = Date.now();
   private lastWrites = "";
   /** Resolved by `stop`, so a pass waiting for a lull in requests ends at once. */
   private signalStop: () => void = () => undefined;
@@ -229,8 +244,27 @@ export class Maintainer {
     }
     if (tasks === 0 && this.busyBefore) this.logger.info({ counters: this.counters }, "maintenance idle");
     this.busyBefore = tasks > 0;
+    await this.renewSession(tasks);
     await this.logWrites();
     return tasks;
+  }
+
+  /** Renews the store's LanceDB session after work: when a pass finds nothing to do, else at most every `renewSessionMs`. */
+  private async renewSession(tasks: number): Promise<void> {
+    const every = this.options.renewSessionMs ?? 60_000;
+    if (tasks > 0) this.workSinceRenewal = true;
+    if (!this.store.renewSession || every <= 0 || this.stopped || !this.workSinceRenewal) return;
+    if (tasks > 0 && Date.now() - this.lastRenewal < every) return;
+    this.workSinceRenewal = false;
+    this.lastRenewal = Date.now();
+    try {
+      const renewal = await this.store.renewSession();
+      this.counters.sessionRenewals++;
+      this.logger.info({ ...renewal, millis: Math.round(renewal.millis) }, "lance session renewed");
+    } catch (error) {
+      this.counters.errors++;
+      this.logger.warn({ err: String(error) }, "lance session renewal failed");
+    }
   }
 
   /** The tables ordered by small fragments, most first (a table whose stats fail keeps its place last). */
