@@ -34,6 +34,7 @@ export interface MaintenanceOutcomes {
   rowsRewritten: number;
   bytesRewritten: number;
   sessionRenewals: number;
+  tidyFolds: number;
 }
 
 /** Prometheus metrics of one server: its own registry, so several servers can share a process. */
@@ -131,6 +132,7 @@ function registerMaintenanceCounters(registry: Registry, source: NonNullable<Met
   counter("agentmem_maintenance_wasted_rewrite_seconds_total", "seconds of maintenance work thrown away by conflicts", (c) => c.wastedMillis / 1000);
   counter("agentmem_maintenance_folds_total", "bounded compactions: the rows written since the last full compaction moved into one fragment", (c) => c.folds);
   counter("agentmem_maintenance_rewritten_rows_total", "rows rewritten by compaction (folds and full rewrites)", (c) => c.rowsRewritten);
+  counter("agentmem_maintenance_tidy_folds_total", "tidy folds: the fragments written since a table's last optimize moved into one, without an optimize", (c) => c.tidyFolds);
   counter("agentmem_maintenance_session_renewals_total", "LanceDB sessions renewed after maintenance work (every table reopened with empty engine caches)", (c) => c.sessionRenewals);
   counter("agentmem_maintenance_rewritten_bytes_total", "bytes rewritten by compaction (folds and full rewrites), estimated from each table's bytes per row", (c) => c.bytesRewritten);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { fragmentRows, planFold, TARGET_FRAGMENT_ROWS } from "../../src/adapters/lancedb/fragment-fold.js";
+import { fragmentRows, planFold, planTidy, TARGET_FRAGMENT_ROWS } from "../../src/adapters/lancedb/fragment-fold.js";
 import { EPISODES, LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
 import { where } from "../../src/core/condition.js";
@@ -40,6 +40,16 @@ describe("planFold", () => {
   it("leaves fragments at LanceDB's target size alone and takes the largest below it as the base", () => {
     const plan = planFold(new Map([[0, TARGET_FRAGMENT_ROWS], [1, 3_000], [2, 10]]), limits);
     expect(plan).toEqual({ base: 1, fragments: [2], rows: 10 });
+  });
+});
+
+describe("planTidy", () => {
+  it("moves the fragments written since the last optimize, once there are enough of them", () => {
+    const rows = new Map([[0, 4_000], [3, 500], [5, 1], [6, 1], [7, 2]]);
+    expect(planTidy(rows, 3, 3)).toEqual({ base: -1, fragments: [5, 6, 7], rows: 4 });
+    expect(planTidy(rows, 3, 4)).toBeNull();
+    expect(planTidy(rows, 6, 1)).toBeNull(); // one fragment is already one
+    expect(planTidy(new Map([[9, TARGET_FRAGMENT_ROWS], [10, 1], [11, 1]]), 8, 2)).toEqual({ base: -1, fragments: [10, 11], rows: 2 });
   });
 });
 
@@ -130,5 +140,38 @@ describe("fold before optimize (real LanceDB)", () => {
     expect(await episodes.count(where.all())).toBe(450);
     const updated = await episodes.get(Array.from({ length: 10 }, (_, i) => `n${i}`));
     expect(updated.map((e) => e.content).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `updated ${30 + i}`).sort());
+  });
+  it("tidies the fragments written since the last optimize into one without an optimize, never moving indexed rows", async () => {
+    const { store, episodes, table } = await shardWithDelta(400, 0);
+    const options = { intervalMs: 0, smallFragments: 24, unindexedShare: 0, foldMinRows: 100, tidyFragments: 4, minIntervalMs: 0 };
+    const maintainer = new Maintainer(store, silent, options);
+    await maintainer.runOnce(true); // an optimize: the tidy folds start from the fragments it leaves
+    const indexed = await fragmentRows(table);
+    const ftsName = (await table.listIndices()).find((i) => i.indexType === "FTS")!.name;
+    const fts = () => table.indexStats(ftsName);
+    const covered = (await fts())?.numIndexedRows;
+    for (let i = 0; i < 3; i++) await episodes.upsert([episode(`t${i}`, `u${i % 5}`, `tidy dog walk ${i}`, i, 8)]);
+    expect(await maintainer.runOnce()).toBe(0); // three new fragments: under tidyFragments
+    for (let i = 3; i < 6; i++) await episodes.upsert([episode(`t${i}`, `u${i % 5}`, `tidy dog walk ${i}`, i, 8)]);
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(maintainer.counters.tidyFolds).toBe(1);
+    expect(maintainer.counters.optimizations).toBe(1);
+    const after = await fragmentRows(table);
+    for (const [id, rows] of indexed) expect(after.get(id)).toBe(rows); // indexed fragments untouched
+    expect(after.size).toBe(indexed.size + 1);
+    expect((await fts())?.numIndexedRows).toBe(covered);
+    expect((await fts())?.numUnindexedRows).toBe(6);
+    expect((await episodes.match("tidy", where.eq("user", "u1"), 20)).map((h) => h.row.id).sort()).toEqual(["t1"]);
+    // The next tidy moves the last tidy's fragment with the new ones, still not the indexed ones.
+    for (let i = 6; i < 10; i++) await episodes.upsert([episode(`t${i}`, `u${i % 5}`, `tidy dog walk ${i}`, i, 8)]);
+    expect(await maintainer.runOnce()).toBe(1);
+    const again = await fragmentRows(table);
+    for (const [id, rows] of indexed) expect(again.get(id)).toBe(rows);
+    expect(again.size).toBe(indexed.size + 1);
+    expect(await episodes.count(where.all())).toBe(410);
+    // A full pass then folds and indexes them as before.
+    await maintainer.runOnce(true);
+    expect((await fts())?.numUnindexedRows).toBe(0);
+    expect(await episodes.count(where.all())).toBe(410);
   });
 });

@@ -72,6 +72,20 @@ export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits):
 }
 
 /**
+ * The tidy fold for a table between full passes: the fragments written since its last `optimize`
+ * (ids above `indexedUpTo`, the highest fragment id after it; fragment ids only grow) moved into
+ * one, or null when fewer than `minFragments` of them are there. Fragments the indexes cover are
+ * never moved, so no row leaves an index, and the base and the last fold stay as they are: the
+ * next `optimize` finds them next to one unindexed fragment, as after a fold. `base` is -1 (none is
+ * kept as a base).
+ */
+export function planTidy(rows: ReadonlyMap<number, number>, indexedUpTo: number, minFragments: number): FoldPlan | null {
+  const fresh = [...rows].filter(([id, n]) => id > indexedUpTo && n < TARGET_FRAGMENT_ROWS);
+  if (fresh.length < Math.max(2, minFragments)) return null;
+  return { base: -1, fragments: fresh.map(([id]) => id).sort((a, b) => a - b), rows: fresh.reduce((sum, [, n]) => sum + n, 0) };
+}
+
+/**
  * Moves the rows of `plan.fragments` into one new fragment, unchanged, in one commit. The caller
  * holds back the table's other writes meanwhile, so no write of this process preempts it.
  */

@@ -1,6 +1,6 @@
 import * as lancedb from "@lancedb/lancedb";
 import type { Logger } from "pino";
-import { fold, type FoldPlan, fragmentRows, planFold } from "./fragment-fold.js";
+import { fold, type FoldPlan, fragmentRows, planFold, planTidy } from "./fragment-fold.js";
 
 /** What maintenance needs from the store: its open tables (and, for the logs, its write totals). */
 export interface MaintainedStore {
@@ -90,6 +90,15 @@ export interface MaintenanceOptions {
   /** A table whose largest fragment holds fewer rows is rewritten whole (default 20,000: a few hundred ms). */
   foldMinRows?: number;
   /**
+   * Between full passes, once a table holds this many fragments written since its last `optimize`
+   * (default 8; 0 = never), they are folded into one without an `optimize` (a **tidy fold**: no
+   * index refresh, no rewrite of indexed rows), at most once per `minIntervalMs`. Under a steady
+   * stream of single writes each adds a fragment; waiting for `smallFragments` to compact let
+   * tables sit over that line between passes (1M memories, 8 shards, ~100 writes a minute:
+   * 20–40 small fragments in the worst shard throughout, 2026-12-06). Needs folds (`foldBytes`).
+   */
+  tidyFragments?: number;
+  /**
    * After passes that did work, the store's LanceDB session is renewed (`MaintainedStore.renewSession`)
    * once a pass finds nothing left to do, and while passes keep working at most this often
    * (default 60,000 ms; 0 = never): a session that has seen much writing and compaction reads
@@ -124,6 +133,8 @@ export interface MaintenanceCounters {
   fragmentsAdded: number;
   /** Bounded compactions (`fold`): the fragments besides the base moved into one new (unindexed) fragment. */
   folds: number;
+  /** Tidy folds: the fragments written since a table's last optimize moved into one, without an optimize. */
+  tidyFolds: number;
   /** Rows rewritten by compaction, folds and full rewrites together (the rows of the fragments they replaced). */
   rowsRewritten: number;
   /** The same in bytes, estimated from each table's bytes per row. */
@@ -156,7 +167,7 @@ export class Maintainer {
   readonly counters: MaintenanceCounters = {
     passes: 0, optimizations: 0, vectorIndexes: 0, conflicts: 0, retries: 0, giveUps: 0, wastedMillis: 0, errors: 0,
     fragmentsRemoved: 0, fragmentsAdded: 0, folds: 0, rowsRewritten: 0, bytesRewritten: 0, versionsRemoved: 0, bytesRemoved: 0, millis: 0,
-    sessionRenewals: 0,
+    sessionRenewals: 0, tidyFolds: 0,
   };
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<number> | null = null;
@@ -169,6 +180,12 @@ export class Maintainer {
   private stopped = false;
   /** Per table: when it was last optimized (or first seen), at which version, and whether it ever was. */
   private readonly lastOptimized = new Map<string, { at: number; version: number; ran: boolean }>();
+  /**
+   * Per table: the highest fragment id after its last optimize in this process (every fragment up
+   * to it is covered by the indexes), and when it was last tidied. Unknown until a first optimize.
+   */
+  private readonly indexedUpTo = new Map<string, number>();
+  private readonly lastTidied = new Map<string, number>();
   private readonly listeners: MaintenanceListener[] = [];
   private busyBefore = false;
   /** Whether a pass did work since the session was last renewed, and when that was. */
@@ -317,7 +334,7 @@ export class Maintainer {
       if (behind ? this.stopped : !(await this.quietOrStopped())) return tasks;
       await this.optimize(name, entry, compaction, stats.fragmentStats.numFragments, unindexed);
       tasks++;
-    }
+    } else if (await this.tidy(name, entry, stats, last)) return 1; // not an optimize: "rested" and "overdue" still count from the last one
     const threshold = this.options.vectorIndexRows ?? 200_000;
     if (vectorColumn && threshold > 0 && stats.numRows >= threshold && !this.building && !indices.some((i) => i.columns.includes(vectorColumn))) {
       const build = async () => {
@@ -334,6 +351,28 @@ export class Maintainer {
     }
     if (tasks > 0) this.lastOptimized.set(name, { at: passStarted, version: await table.version(), ran: true });
     return tasks;
+  }
+
+  /**
+   * A tidy fold (`tidyFragments`) when the table holds that many small fragments and enough of them
+   * were written since its last optimize; true when one ran. Waits for no lull: it moves only the
+   * rows written since that optimize.
+   */
+  private async tidy(name: string, entry: MaintainedTable, stats: lancedb.TableStatistics, last: { at: number; ran: boolean }): Promise<boolean> {
+    const least = this.options.tidyFragments ?? 8;
+    const indexedUpTo = this.indexedUpTo.get(name);
+    if (least <= 0 || indexedUpTo === undefined || stats.fragmentStats.numSmallFragments < least || this.stopped) return false;
+    const rest = 0.95 * (this.options.minIntervalMs ?? 30_000);
+    if (Date.now() - Math.max(last.at, this.lastTidied.get(name) ?? 0) < rest || !(await this.foldable(entry.table))) return false;
+    const rows = await this.fragments(entry.table, stats);
+    const plan = rows ? planTidy(rows, indexedUpTo, least) : null;
+    if (!plan) return false;
+    this.lastTidied.set(name, Date.now());
+    const started = performance.now();
+    const moved = await this.fold(name, entry, plan, stats.numRows > 0 ? stats.totalBytes / stats.numRows : 0);
+    this.counters.tidyFolds++;
+    this.logger.info({ table: name, fragments: plan.fragments.length, rows: moved, millis: Math.round(performance.now() - started) }, "fragments tidied");
+    return true;
   }
 
   /** The table's live rows per fragment (null if unknown) and the fold to run before its optimize (null: none). */
@@ -368,7 +407,11 @@ export class Maintainer {
     c.bytesRemoved += result.prune.bytesRemoved;
     // The rows of the fragments the compaction replaced (those the fold moved are counted by it).
     let rewritten = 0;
-    const after = result.compaction.fragmentsRemoved > 0 && before ? await fragmentRows(table).catch(() => null) : null;
+    // Every fragment there now is covered by the indexes (a write that landed during the optimize
+    // is taken as covered too: it is then only left out of tidy folds until the next optimize).
+    const after = await fragmentRows(table).catch(() => null);
+    if (after) this.indexedUpTo.set(name, Math.max(-1, ...after.keys()));
+    else this.indexedUpTo.delete(name);
     if (before && after) {
       const moved = new Set(plan?.fragments ?? []);
       for (const [id, rows] of before) if (!moved.has(id) && !after.has(id)) rewritten += rows;
