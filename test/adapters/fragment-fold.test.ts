@@ -174,4 +174,18 @@ describe("fold before optimize (real LanceDB)", () => {
     expect((await fts())?.numUnindexedRows).toBe(0);
     expect(await episodes.count(where.all())).toBe(410);
   });
+  it("past the small-fragment threshold alone, tidies instead of a full pass; unindexed rows past their threshold still get one", async () => {
+    const { store, episodes } = await shardWithDelta(400, 0);
+    const options = { intervalMs: 0, smallFragments: 4, unindexedRows: 12, unindexedShare: 0, foldMinRows: 100, tidyFragments: 4, minIntervalMs: 0 };
+    const maintainer = new Maintainer(store, silent, options);
+    await maintainer.runOnce(true);
+    for (let i = 0; i < 5; i++) await episodes.upsert([episode(`s${i}`, `u${i % 5}`, `steady walk ${i}`, i, 8)]);
+    expect(await maintainer.runOnce()).toBe(1);
+    expect(maintainer.counters.tidyFolds).toBe(1);
+    expect(maintainer.counters.optimizations).toBe(1);
+    for (let i = 5; i < 13; i++) await episodes.upsert([episode(`s${i}`, `u${i % 5}`, `steady walk ${i}`, i, 8)]);
+    expect(await maintainer.runOnce()).toBe(1); // 13 unindexed rows ≥ 12: a full pass
+    expect(maintainer.counters.optimizations).toBe(2);
+    expect(await episodes.count(where.all())).toBe(413);
+  });
 });
