@@ -472,7 +472,8 @@ export class LanceStore implements Store {
    * process that ingested against 31–35 ms in a process started afterwards, alternating on the
    * same tables; renewing brought it to 34–41 ms (docs/operations.md, "Renewing the LanceDB
    * session"). Reopening on the same session did not help. Background maintenance calls this
-   * after its passes (`Maintainer`); the row cache is unaffected.
+   * after its passes (`Maintainer`, `renewSessionMs`); the row cache is unaffected. The old
+   * session's caches are freed when V8 collects the old handles.
    */
   renewSession(): Promise<SessionRenewal> {
     this.renewing ??= (async () => {
