@@ -470,8 +470,8 @@ export class LanceStore implements Store {
    * a session that has seen a large ingest and its compactions reads slower than a new one over
    * the same tables, and stays so — at 1M memories, engine-path recall p50 45–68 ms in the
    * process that ingested against 31–35 ms in a process started afterwards, alternating on the
-   * same tables; renewing brought it to 34–41 ms (docs/operations.md, "Renewing the LanceDB
-   * session"). Reopening on the same session did not help. Background maintenance calls this
+   * same tables; renewing brought it to 34–41 ms (docs/operations.md, "Measured at 1M"). Reopening
+   * on the same session did not help. Background maintenance calls this
    * after its passes (`Maintainer`, `renewSessionMs`); the row cache is unaffected. The old
    * session's caches are freed when V8 collects the old handles.
    */
