@@ -113,8 +113,9 @@ export interface RecallTuning {
   /**
    * Whose neighbours are read: the candidates in the first `contextWindow` × k places of a ranking
    * without the context channel (default 2; 0 = every candidate). Each neighbour read costs the
-   * engine a scattered row fetch; at 1M memories reading those of all ~60 candidates took 10.3 ms
-   * (p50) against 8.0 ms for the first 2 × k, with LoCoMo R@5 / R@10 0.659 / 0.725 → 0.654 / 0.729.
+   * engine a scattered row fetch; at 1M memories reading those of all ~60 candidates took 13.7 ms
+   * (p50) against 10.4 ms for the first 2 × k, with LoCoMo R@5 / R@10 0.659 / 0.725 → 0.654 / 0.729
+   * (docs/recall.md).
    */
   contextWindow: number;
 }
