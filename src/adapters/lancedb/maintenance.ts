@@ -417,8 +417,10 @@ export class Maintainer {
     let rewritten = 0;
     // Every fragment there now is covered by the indexes (a write that landed during the optimize
     // is taken as covered too: it is then only left out of tidy folds until the next optimize).
-    const after = await fragmentRows(table).catch(() => null);
-    if (after) this.indexedUpTo.set(name, Math.max(-1, ...after.keys()));
+    // Read for tidy folds, and for the rewrite count when the compaction replaced fragments.
+    const tidying = (this.options.tidyFragments ?? 8) > 0 && (await this.foldable(table));
+    const after = tidying || (before && result.compaction.fragmentsRemoved > 0) ? await fragmentRows(table).catch(() => null) : null;
+    if (after && tidying) this.indexedUpTo.set(name, Math.max(-1, ...after.keys()));
     else this.indexedUpTo.delete(name);
     if (before && after) {
       const moved = new Set(plan?.fragments ?? []);

@@ -15,6 +15,7 @@ import type { ServiceDeps } from "../deps.js";
 import { replacedChains } from "./fact-rows.js";
 import { type Reads, readsOf, scopeUser } from "../user-reads.js";
 import { adjacentTurns, type Around, neighbours, positionsKnown } from "./neighbours.js";
+import { StepTimer } from "../step-timer.js";
 
 /** A validated recall. */
 export interface RecallInput {
@@ -174,10 +175,7 @@ function scoreWords(vectors: WordVectors, query: string, pool: Candidate[]): voi
  */
 export async function recall(deps: ServiceDeps, tenant: string, input: RecallInput, tuning: RecallTuning = DEFAULT_TUNING): Promise<RecallHit[]> {
   const weights = { ...tuning.weights, ...input.weights };
-  // Milliseconds per step, logged at debug level (`recall steps`): where a slow recall spent its time.
-  const started = performance.now();
-  const steps: Record<string, number> = {};
-  const step = (name: string, from: number) => (steps[name] = Math.round((performance.now() - from) * 10) / 10);
+  const timer = new StepTimer();
   const memories = await deps.store.memories(tenant);
   // The end-user's rows when the scope names one (a cache layer answers them from memory).
   const reads = readsOf(memories, scopeUser(input.key));
@@ -190,7 +188,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   const wordSearch = weights.lexical > 0 ? reads.match(input.query, condition, fetch) : Promise.resolve([]);
   const vectorSearch = queryVector(deps, input.query, tuning.expandQuery).then(async (v) => ({ v, hits: await reads.nearest(v, condition, fetch, scores) }));
   const [{ v: vector, hits: byVector }, byWords] = await Promise.all([vectorSearch, wordSearch]);
-  step("searches", started);
+  timer.lap("searches");
   const names = extractNames(input.query);
   const now = deps.clock.now().getTime();
   const dates = weights.time > 0 ? queryDates(input.query, now) : [];
@@ -213,7 +211,7 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
     const window = tuning.contextWindow > 0 ? Math.ceil(tuning.contextWindow * input.k) : all.length;
     const near = window >= all.length ? all : fuse(all, { ...weights, context: 0 }, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling }).slice(0, window);
     const around = await turnsAround(deps, tenant, reads, condition, near.map((c) => c.memory));
-    step("adjacent", from);
+    timer.since("adjacent", from);
     // Their similarity is computed here from the vectors they were read with.
     for (const row of around.adjacent) add(withoutVector(row), similarityTo(vector, row), 0);
     for (const [id, before] of around.previous) {
@@ -230,13 +228,12 @@ export async function recall(deps: ServiceDeps, tenant: string, input: RecallInp
   // Decay and salience read the recorded uses (kept out of the memory rows, see AccessTracker).
   const usesFrom = performance.now();
   const used = await deps.access.current(tenant, pool.map((c) => c.memory));
-  step("uses", usesFrom);
+  timer.since("uses", usesFrom);
   pool = pool.map((c, i) => ({ ...c, memory: used[i] }));
   const ranked = fuse(pool, weights, now, { questionFactor: tuning.questionFactor, scaling: tuning.scaling, nextContext: tuning.nextContext }).slice(0, input.k);
   deps.access.touch(tenant, ranked.map((h) => h.memory), now);
   // One read per chain step for all hits, among the end-user's rows when the scope names one.
   const chains = input.includeHistory ? await replacedChains(reads, ranked.map((h) => h.memory.id)) : undefined;
-  step("total", started);
-  deps.logger.debug({ tenant, candidates: candidates.size, steps }, "recall steps");
+  deps.logger.debug({ tenant, candidates: candidates.size, steps: timer.total() }, "recall steps");
   return Promise.all(ranked.map(async (h) => ({ ...h, history: chains ? await deps.access.current(tenant, chains.get(h.memory.id) ?? []) : [] })));
 }

@@ -14,6 +14,7 @@ import { changeRelation, effectiveAt } from "./relation-rows.js";
 import { memoriesOfUser, type RelevantMemory, relevantMemories } from "./relevant-memories.js";
 import type { ProcessInput } from "./requests.js";
 import { recordMentions } from "./third-parties.js";
+import { StepTimer } from "../step-timer.js";
 
 /** Everything one Process turn produced. */
 export interface ProcessResult {
@@ -67,19 +68,11 @@ async function generateReply(deps: ServiceDeps, tenant: string, systemPrompt: st
 export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: string, input: ProcessInput): Promise<ProcessResult> {
   const now = deps.clock.now().getTime();
   const user = input.key.user;
-  // Milliseconds per step, logged at debug level (`process steps`), as recall does.
-  const started = performance.now();
-  let from = started;
-  const steps: Record<string, number> = {};
-  const step = (name: string) => {
-    const t = performance.now();
-    steps[name] = Math.round((t - from) * 10) / 10;
-    from = t;
-  };
+  const timer = new StepTimer();
   // One vector serves both the judgement by meaning (crisis, emotions) and retrieval.
   const [vector] = await deps.embedder.embed([input.message]);
   const detection = await judgeMessage(deps, tenant, input.message, vector);
-  step("judge");
+  timer.lap("judge");
   // Retrieval and the state update do not depend on each other: run them side by side. The
   // update refuses a replay into the past (AT_BEFORE_LAST_SEEN) before writing anything.
   // The relation's write goes on while the turn is built and stored: both commits land side by
@@ -88,7 +81,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     relevantMemories(deps, tenant, input.key, vector, { k: input.k, minSimilarity: input.minSimilarity, at: input.at }),
     changeRelation(deps, lock, tenant, user, (row) => applyInteraction(row, detection, effectiveAt(row, input.at, now))),
   ]);
-  step("retrieve");
+  timer.lap("retrieve");
   const tone = toneFor(relation.grudge);
   const bias = relationBias(relation);
   const systemPrompt = buildSystemPrompt({
@@ -103,7 +96,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     memories: relevant.map((r) => ({ text: r.memory.text, at: r.memory.validFrom, similarity: r.similarity })),
   });
   const reply = await generateReply(deps, tenant, systemPrompt, input.message);
-  step("reply");
+  timer.lap("reply");
   const storedAt = relation.lastSeen ?? now;
   const [[memoryId]] = await Promise.all([
     rememberAll(deps, tenant, [
@@ -127,11 +120,10 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
     recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
     written,
   ]);
-  step("store");
+  timer.lap("store");
   deps.access.touch(tenant, relevant.map((r) => r.memory), now);
   const totalStored = await readsOf(await deps.store.memories(tenant), scopeUser(input.key)).count(memoriesOfUser(input.key));
-  step("count");
-  steps.total = Math.round((performance.now() - started) * 10) / 10;
-  deps.logger.debug({ tenant, steps }, "process steps");
+  timer.lap("count");
+  deps.logger.debug({ tenant, steps: timer.total() }, "process steps");
   return { reply, relevant, totalStored, relation, detection, tone, relationBias: bias, systemPrompt, memoryId };
 }
