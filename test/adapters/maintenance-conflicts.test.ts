@@ -117,9 +117,16 @@ describe("maintenance that finishes under concurrent writes", () => {
       }
     })();
     while (patches < 2) await new Promise((r) => setTimeout(r, 5));
+    // The pass goes on to the other tables after this one's optimize; patches landing after it
+    // (the one held through the rewrite, and those the loop makes meanwhile) each append a fragment.
+    let patchedByOptimize = Number.NaN;
+    maintainer.onRun((_task, _outcome, table) => {
+      if (table === memories.engine.lanceTable.name && Number.isNaN(patchedByOptimize)) patchedByOptimize = patches;
+    });
     await maintainer.runOnce(true);
     done = true;
     await patching;
+    const latePatches = patches - patchedByOptimize;
 
     expect(seen.get(memories.engine.lanceTable.name)).toEqual(["optimize:ok"]);
     expect(maintainer.counters.conflicts).toBe(1);
@@ -127,7 +134,7 @@ describe("maintenance that finishes under concurrent writes", () => {
     expect(maintainer.counters.giveUps).toBe(0);
     expect(maintainer.counters.wastedMillis).toBeGreaterThan(0);
     expect(maintainer.counters.optimizations).toBe(1);
-    expect((await memories.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThanOrEqual(2);
+    expect((await memories.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThanOrEqual(2 + latePatches);
     expect(await memories.count(where.all())).toBe(16_000);
 
     const text = (await metrics.render()).body;
