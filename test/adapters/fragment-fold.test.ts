@@ -189,3 +189,34 @@ describe("fold before optimize (real LanceDB)", () => {
     expect(await episodes.count(where.all())).toBe(413);
   });
 });
+
+describe("tidy folds between full passes (real LanceDB)", () => {
+  it("tidies a table past the small-fragment line before another table's full pass, not after it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
+    dirs.push(dir);
+    const store = new LanceStore({ uri: dir, dimension: 8 });
+    stores.push(store);
+    const behind = await store.collection("a", EPISODES);
+    const waiting = await store.collection("b", EPISODES);
+    for (const [c, tag] of [[behind, "a"], [waiting, "b"]] as const) {
+      await c.upsert(Array.from({ length: 200 }, (_, i) => episode(`${tag}-base-${i}`, `u${i % 5}`, `base walk ${i}`, i, 8)));
+    }
+    const lines: { msg: string; table?: string }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; table?: string }) });
+    const options = { intervalMs: 0, smallFragments: 4, unindexedRows: 12, unindexedShare: 0, foldMinRows: 100, tidyFragments: 4, minIntervalMs: 0 };
+    const maintainer = new Maintainer(store, logger, options);
+    await maintainer.runOnce(true);
+    // `a`: 18 unindexed rows in 6 commits (a full pass, first in line); `b`: 5 single rows (a tidy).
+    for (let i = 0; i < 6; i++) await behind.upsert(Array.from({ length: 3 }, (_, k) => episode(`a${i}-${k}`, "u1", `walk ${i} ${k}`, i, 8)));
+    for (let i = 0; i < 5; i++) await waiting.upsert([episode(`b${i}`, "u2", `walk ${i}`, i, 8)]);
+    lines.length = 0;
+    expect(await maintainer.runOnce()).toBe(2);
+    const order = lines.filter((l) => l.msg === "fragments tidied" || l.msg === "table maintained").map((l) => `${l.msg}: ${l.table?.split("__")[1]}`);
+    expect(order).toEqual(["fragments tidied: b", "table maintained: a"]);
+    expect(maintainer.counters.tidyFolds).toBe(1);
+    expect(maintainer.counters.optimizations).toBe(3);
+    expect(await waiting.count(where.all())).toBe(205);
+    expect((await waiting.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThan(4);
+    expect(await behind.count(where.all())).toBe(218);
+  });
+});
