@@ -219,4 +219,39 @@ describe("tidy folds between full passes (real LanceDB)", () => {
     expect((await waiting.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThan(4);
     expect(await behind.count(where.all())).toBe(218);
   });
+
+  it("between passes, a tidy round folds a table at half the small-fragment line, and a pass asked for meanwhile runs after it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
+    dirs.push(dir);
+    const store = new LanceStore({ uri: dir, dimension: 8 });
+    stores.push(store);
+    const episodes = await store.collection("t", EPISODES);
+    await episodes.upsert(Array.from({ length: 200 }, (_, i) => episode(`base-${i}`, `u${i % 5}`, `base walk ${i}`, i, 8)));
+    // Passes every minute (none runs during the test), tidy rounds every 40 ms.
+    const options = { intervalMs: 60_000, tidyEveryMs: 40, smallFragments: 12, tidyFragments: 4, unindexedShare: 0, foldMinRows: 100, minIntervalMs: 0 };
+    const maintainer = new Maintainer(store, silent, options);
+    await maintainer.runOnce(true);
+    for (let i = 0; i < 4; i++) await episodes.upsert([episode(`s${i}`, "u1", `steady walk ${i}`, i, 8)]);
+    // 5 small fragments (the base and 4): under half the line (6), so no round tidies them.
+    expect(await maintainer.tidyRound()).toBe(0);
+    await episodes.upsert([episode("s4", "u1", "steady walk 4", 4, 8)]);
+    maintainer.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (maintainer.counters.tidyFolds === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(maintainer.counters.tidyFolds).toBe(1);
+      expect(maintainer.counters.optimizations).toBe(1); // no pass ran: the tidy round did it
+      expect((await episodes.engine.lanceTable.stats()).fragmentStats.numFragments).toBeLessThanOrEqual(3);
+      // A pass asked for while a round runs waits for it, then runs in full.
+      for (let i = 5; i < 11; i++) await episodes.upsert([episode(`s${i}`, "u1", `steady walk ${i}`, i, 8)]);
+      const round = maintainer.tidyRound();
+      const pass = maintainer.runOnce(true);
+      await round;
+      expect(await pass).toBeGreaterThan(0);
+      expect(maintainer.counters.optimizations).toBe(2);
+    } finally {
+      await maintainer.stop();
+    }
+    expect(await episodes.count(where.all())).toBe(211);
+  });
 });

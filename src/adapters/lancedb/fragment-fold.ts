@@ -23,7 +23,8 @@ import { inFragments } from "./filter.js";
 /** Rows per fragment id (live rows only), read from the row addresses. */
 export async function fragmentRows(table: Table): Promise<Map<number, number>> {
   const out = new Map<number, number>();
-  const arrow = await table.query().withRowId().select(["id"]).toArrow();
+  // The row ids alone: reading `id` beside them took twice as long (125k rows, 2026-12-07).
+  const arrow = await table.query().withRowId().select([]).toArrow();
   for (const batch of arrow.batches) {
     const column = batch.getChild("_rowid");
     if (!column) throw new Error("no _rowid column in the scan");
