@@ -246,8 +246,7 @@ export class Maintainer {
     if (this.pass || this.stopped) return Promise.resolve(0);
     const run = async () => {
       const tables = await this.byBacklog(await this.store.maintainedTables());
-      const trigger = Math.max(this.options.tidyFragments ?? 8, Math.ceil((this.options.smallFragments ?? 24) / 2));
-      return this.tidyPastThreshold(tables, "", trigger);
+      return this.tidyPastThreshold(tables, "");
     };
     this.tidying = true;
     const round = run().finally(() => {
@@ -408,13 +407,16 @@ export class Maintainer {
   }
 
   /**
-   * Tidy folds for every table but `turn` (maintained next) at or past `smallFragments` small
-   * fragments (each at most once per `minIntervalMs`, see `tidy`); how many ran. After an ingest a pass does a full pass per table
-   * for its unindexed rows (4.7–6.7 s each over 16 shard tables at 1M), and until this ran before
-   * each of them the tables last in line sat past the line for minutes (a 10-minute soak: from 562 s
-   * after ingest, 2026-12-07).
+   * Tidy folds for every table but `turn` (maintained next) holding half of `smallFragments` small
+   * fragments or more (each at most once per tidy round interval, see `tidy`); how many ran. Run
+   * by the tidy rounds and, within a pass, before each table's turn: after an ingest a pass does a
+   * full pass per table for its unindexed rows (4.7–6.7 s each over 16 shard tables at 1M), and
+   * before this the tables last in line sat past the line for minutes (a 10-minute soak: under it
+   * from 562 s after ingest, 2026-12-07).
    */
-  private async tidyPastThreshold(tables: readonly [string, MaintainedTable][], turn: string, smallLimit = this.options.smallFragments ?? 24): Promise<number> {
+  private async tidyPastThreshold(tables: readonly [string, MaintainedTable][], turn: string): Promise<number> {
+    // Half the small-fragment line: a table is tidied before it reaches it, not once it has.
+    const smallLimit = Math.max(this.options.tidyFragments ?? 8, Math.ceil((this.options.smallFragments ?? 24) / 2));
     if ((this.options.tidyFragments ?? 8) <= 0) return 0;
     let tidied = 0;
     for (const [name, entry] of tables) {
