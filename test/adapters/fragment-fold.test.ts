@@ -51,6 +51,11 @@ describe("planTidy", () => {
     expect(planTidy(rows, 6, 1)).toBeNull(); // one fragment is already one
     expect(planTidy(new Map([[9, TARGET_FRAGMENT_ROWS], [10, 1], [11, 1]]), 8, 2)).toEqual({ base: -1, fragments: [10, 11], rows: 2 });
   });
+
+  it("leaves the largest new fragment where it is when it holds more rows than the others together", () => {
+    expect(planTidy(new Map([[0, 4_000], [4, 60], [5, 1], [6, 2], [7, 1]]), 3, 3)).toEqual({ base: 4, fragments: [5, 6, 7], rows: 4 });
+    expect(planTidy(new Map([[0, 4_000], [4, 4], [5, 1], [6, 2], [7, 1]]), 3, 3)).toEqual({ base: -1, fragments: [4, 5, 6, 7], rows: 8 });
+  });
 });
 
 describe("fold before optimize (real LanceDB)", () => {
@@ -162,12 +167,16 @@ describe("fold before optimize (real LanceDB)", () => {
     expect((await fts())?.numIndexedRows).toBe(covered);
     expect((await fts())?.numUnindexedRows).toBe(6);
     expect((await episodes.match("tidy", where.eq("user", "u1"), 20)).map((h) => h.row.id).sort()).toEqual(["t1"]);
-    // The next tidy moves the last tidy's fragment with the new ones, still not the indexed ones.
+    // The next tidy leaves the last tidy's fragment (6 rows, more than the 4 new ones together)
+    // where it is and moves the new ones; the indexed ones still stay.
+    const tidied = [...after.keys()].find((id) => !indexed.has(id))!;
     for (let i = 6; i < 10; i++) await episodes.upsert([episode(`t${i}`, `u${i % 5}`, `tidy dog walk ${i}`, i, 8)]);
     expect(await maintainer.runOnce()).toBe(1);
     const again = await fragmentRows(table);
     for (const [id, rows] of indexed) expect(again.get(id)).toBe(rows);
-    expect(again.size).toBe(indexed.size + 1);
+    expect(again.get(tidied)).toBe(6);
+    expect(again.size).toBe(indexed.size + 2);
+    expect(maintainer.counters.rowsRewritten).toBe(6 + 4);
     expect(await episodes.count(where.all())).toBe(410);
     // A full pass then folds and indexes them as before.
     await maintainer.runOnce(true);

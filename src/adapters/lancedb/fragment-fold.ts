@@ -75,15 +75,21 @@ export function planFold(rows: ReadonlyMap<number, number>, limits: FoldLimits):
 /**
  * The tidy fold for a table between full passes: the fragments written since its last `optimize`
  * (ids above `indexedUpTo`, the highest fragment id after it; fragment ids only grow) moved into
- * one, or null when fewer than `minFragments` of them are there. Fragments the indexes cover are
- * never moved, so no row leaves an index, and the base and the last fold stay as they are: the
- * next `optimize` finds them next to one unindexed fragment, as after a fold. `base` is -1 (none is
- * kept as a base).
+ * one, or null when fewer than `minFragments` of them are there. The largest of them stays where it
+ * is when it holds more rows than the others together (as a fold's base does), so the last tidy's
+ * fragment is not moved again with every few new rows: a row is moved O(log n) times before the next
+ * `optimize`, not once per tidy. Fragments the indexes cover are never moved, so no row leaves an
+ * index, and the base and the last fold stay as they are: the next `optimize` finds them next to
+ * one or two unindexed fragments, as after a fold. `base` is the kept fragment, or -1.
  */
 export function planTidy(rows: ReadonlyMap<number, number>, indexedUpTo: number, minFragments: number): FoldPlan | null {
   const fresh = [...rows].filter(([id, n]) => id > indexedUpTo && n < TARGET_FRAGMENT_ROWS);
   if (fresh.length < Math.max(2, minFragments)) return null;
-  return { base: -1, fragments: fresh.map(([id]) => id).sort((a, b) => a - b), rows: fresh.reduce((sum, [, n]) => sum + n, 0) };
+  const total = fresh.reduce((sum, [, n]) => sum + n, 0);
+  const [largest, largestRows] = fresh.reduce((a, b) => (b[1] > a[1] ? b : a));
+  const keep = largestRows > total - largestRows ? largest : -1;
+  const moved = fresh.filter(([id]) => id !== keep);
+  return { base: keep, fragments: moved.map(([id]) => id).sort((a, b) => a - b), rows: moved.reduce((sum, [, n]) => sum + n, 0) };
 }
 
 /**
