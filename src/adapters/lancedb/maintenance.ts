@@ -244,10 +244,9 @@ export class Maintainer {
    */
   tidyRound(): Promise<number> {
     if (this.pass || this.stopped) return Promise.resolve(0);
-    const run = async () => {
-      const tables = await this.byBacklog(await this.store.maintainedTables());
-      return this.tidyPastThreshold(tables, "");
-    };
+    // No ordering by backlog here: that reads every table's stats, and only tables this process
+    // has optimized (and so can tidy) need reading.
+    const run = async () => this.tidyPastThreshold([...(await this.store.maintainedTables())], "");
     this.tidying = true;
     const round = run().finally(() => {
       this.pass = null;
