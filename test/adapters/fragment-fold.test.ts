@@ -17,6 +17,14 @@ afterAll(async () => {
 });
 const silent = pino({ level: process.env.FOLD_LOG ?? "silent" });
 
+async function emptyStore(): Promise<LanceStore> {
+  const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
+  dirs.push(dir);
+  const store = new LanceStore({ uri: dir, dimension: 8 });
+  stores.push(store);
+  return store;
+}
+
 const limits = { maxBytes: 1_000_000, bytesPerRow: 100, minBaseRows: 1_000 };
 
 describe("planFold", () => {
@@ -61,10 +69,7 @@ describe("planTidy", () => {
 describe("fold before optimize (real LanceDB)", () => {
   /** Episodes: a base of `baseRows` compacted and indexed, then `singles` one-row commits. */
   async function shardWithDelta(baseRows: number, singles: number) {
-    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
-    dirs.push(dir);
-    const store = new LanceStore({ uri: dir, dimension: 8 });
-    stores.push(store);
+    const store = await emptyStore();
     const episodes = await store.collection("t", EPISODES);
     for (let b = 0; b < 4; b++) {
       await episodes.upsert(Array.from({ length: baseRows / 4 }, (_, i) => episode(`b${b}-${i}`, `u${i % 5}`, `base walk ${b} ${i}`, i, 8)));
@@ -201,10 +206,7 @@ describe("fold before optimize (real LanceDB)", () => {
 
 describe("tidy folds between full passes (real LanceDB)", () => {
   it("tidies a table past the small-fragment line before another table's full pass, not after it", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
-    dirs.push(dir);
-    const store = new LanceStore({ uri: dir, dimension: 8 });
-    stores.push(store);
+    const store = await emptyStore();
     const behind = await store.collection("a", EPISODES);
     const waiting = await store.collection("b", EPISODES);
     for (const [c, tag] of [[behind, "a"], [waiting, "b"]] as const) {
@@ -230,10 +232,7 @@ describe("tidy folds between full passes (real LanceDB)", () => {
   });
 
   it("between passes, a tidy round folds a table at half the small-fragment line, and a pass asked for meanwhile runs after it", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-"));
-    dirs.push(dir);
-    const store = new LanceStore({ uri: dir, dimension: 8 });
-    stores.push(store);
+    const store = await emptyStore();
     const episodes = await store.collection("t", EPISODES);
     await episodes.upsert(Array.from({ length: 200 }, (_, i) => episode(`base-${i}`, `u${i % 5}`, `base walk ${i}`, i, 8)));
     // Passes every minute (none runs during the test), tidy rounds every 40 ms.
