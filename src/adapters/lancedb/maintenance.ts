@@ -102,7 +102,8 @@ export interface MaintenanceOptions {
    * Between the periodic passes, a **tidy round** this often (default a third of `intervalMs`; 0 =
    * none): every table holding at least half of `smallFragments` small fragments (and
    * `tidyFragments` written since its last optimize) gets a tidy fold, each table at most once per
-   * this interval. Under steady single writes a shard gathered 20–26 fragments between the 30 s
+   * this interval. Within a pass the same sweep runs before a table's turn, at most this often
+   * (0: before every turn). Under steady single writes a shard gathered 20–26 fragments between the 30 s
    * passes (soak at 1M, 2026-12-07 02:40 UTC), so one tidy per pass left it at the threshold.
    */
   tidyEveryMs?: number;
@@ -184,6 +185,8 @@ export class Maintainer {
   private pass: Promise<number> | null = null;
   /** Whether `pass` is a tidy round (a pass asked for meanwhile waits for it instead of joining it). */
   private tidying = false;
+  /** When tidy folds were last looked for across the tables (a tidy round or a sweep in a pass). */
+  private lastSweep = 0;
   /**
    * A vector index build in flight, and its table: it runs beside the passes (at 1M rows it took
    * 280 s on two busy cores, and a pass that waited for it let the other tables gather hundreds of
@@ -296,9 +299,10 @@ export class Maintainer {
     for (const [name, entry] of tables) {
       if (this.stopped) break;
       try {
-        // Before each table's turn (a full pass takes seconds at 1M), the others past the
-        // small-fragment line are tidied: tables waiting behind the others stop gathering fragments.
-        tasks += await this.tidyPastThreshold(tables, name);
+        // Before a table's turn (a full pass takes seconds at 1M) the others at half the
+        // small-fragment line are tidied, so tables waiting behind the others stop gathering
+        // fragments; at most once per tidy round interval (each sweep reads every table's stats).
+        if (Date.now() - this.lastSweep >= this.tidyEveryMs()) tasks += await this.tidyPastThreshold(tables, name);
         tasks += await this.maintain(name, entry, force, passStarted);
       } catch (error) {
         this.counters.errors++;
@@ -417,6 +421,7 @@ export class Maintainer {
     // Half the small-fragment line: a table is tidied before it reaches it, not once it has.
     const smallLimit = Math.max(this.options.tidyFragments ?? 8, Math.ceil((this.options.smallFragments ?? 24) / 2));
     if ((this.options.tidyFragments ?? 8) <= 0) return 0;
+    this.lastSweep = Date.now();
     let tidied = 0;
     for (const [name, entry] of tables) {
       if (this.stopped || name === turn || this.building?.table === name || !this.indexedUpTo.has(name)) continue;
