@@ -2,6 +2,9 @@ import * as lancedb from "@lancedb/lancedb";
 import type { Logger } from "pino";
 import { fold, type FoldPlan, fragmentRows, planFold, planTidy } from "./fragment-fold.js";
 
+/** The least time between two tidy sweeps inside a pass (see `runPass`). */
+const SWEEP_SPACING_MS = 1_000;
+
 /** What maintenance needs from the store: its open tables (and, for the logs, its write totals). */
 export interface MaintainedStore {
   /** Open tables by name, with their vector column if any. */
@@ -102,8 +105,7 @@ export interface MaintenanceOptions {
    * Between the periodic passes, a **tidy round** this often (default a third of `intervalMs`; 0 =
    * none): every table holding at least half of `smallFragments` small fragments (and
    * `tidyFragments` written since its last optimize) gets a tidy fold, each table at most once per
-   * this interval. Within a pass the same sweep runs before a table's turn, at most this often
-   * (0: before every turn). Under steady single writes a shard gathered 20–26 fragments between the 30 s
+   * this interval. Within a pass the same sweep runs before a table's turn, at most once a second. Under steady single writes a shard gathered 20–26 fragments between the 30 s
    * passes (soak at 1M, 2026-12-07 02:40 UTC), so one tidy per pass left it at the threshold.
    */
   tidyEveryMs?: number;
@@ -301,8 +303,9 @@ export class Maintainer {
       try {
         // Before a table's turn (a full pass takes seconds at 1M) the others at half the
         // small-fragment line are tidied, so tables waiting behind the others stop gathering
-        // fragments; at most once per tidy round interval (each sweep reads every table's stats).
-        if (Date.now() - this.lastSweep >= this.tidyEveryMs()) tasks += await this.tidyPastThreshold(tables, name);
+        // fragments. At most once a second: each sweep reads every table's stats, and over many
+        // tenants' idle tables a sweep before every turn would be O(tables²) per pass.
+        if (Date.now() - this.lastSweep >= Math.min(SWEEP_SPACING_MS, this.tidyEveryMs())) tasks += await this.tidyPastThreshold(tables, name);
         tasks += await this.maintain(name, entry, force, passStarted);
       } catch (error) {
         this.counters.errors++;
