@@ -300,17 +300,12 @@ export class Maintainer {
     const tables = await this.byBacklog(await this.store.maintainedTables());
     for (const [name, entry] of tables) {
       if (this.stopped) break;
-      try {
-        // Before a table's turn (a full pass takes seconds at 1M) the others at half the
-        // small-fragment line are tidied, so tables waiting behind the others stop gathering
-        // fragments. At most once a second: each sweep reads every table's stats, and over many
-        // tenants' idle tables a sweep before every turn would be O(tables²) per pass.
-        if (Date.now() - this.lastSweep >= Math.min(SWEEP_SPACING_MS, this.tidyEveryMs())) tasks += await this.tidyPastThreshold(tables, name);
-        tasks += await this.maintain(name, entry, force, passStarted);
-      } catch (error) {
-        this.counters.errors++;
-        this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
-      }
+      // Before a table's turn (a full pass takes seconds at 1M) the others at half the
+      // small-fragment line are tidied, so tables waiting behind the others stop gathering
+      // fragments. At most once a second: each sweep reads every table's stats, and over many
+      // tenants' idle tables a sweep before every turn would be O(tables²) per pass.
+      if (Date.now() - this.lastSweep >= Math.min(SWEEP_SPACING_MS, this.tidyEveryMs())) tasks += await this.tidyPastThreshold(tables, name);
+      tasks += await this.guarded(name, () => this.maintain(name, entry, force, passStarted));
     }
     if (tasks === 0 && this.busyBefore) this.logger.info({ counters: this.counters }, "maintenance idle");
     this.busyBefore = tasks > 0;
@@ -431,14 +426,20 @@ export class Maintainer {
       const last = this.lastOptimized.get(name);
       const stats = last ? await entry.table.stats().catch(() => null) : null;
       if (!last || !stats || stats.fragmentStats.numSmallFragments < smallLimit) continue;
-      try {
-        if (await this.tidy(name, entry, stats, last)) tidied++;
-      } catch (error) {
-        this.counters.errors++;
-        this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
-      }
+      tidied += await this.guarded(name, async () => ((await this.tidy(name, entry, stats, last)) ? 1 : 0));
     }
     return tidied;
+  }
+
+  /** Runs one table's maintenance; a failure is counted and logged (0 tasks), and the pass goes on. */
+  private async guarded(name: string, run: () => Promise<number>): Promise<number> {
+    try {
+      return await run();
+    } catch (error) {
+      this.counters.errors++;
+      this.logger.warn({ table: name, err: String(error) }, "table maintenance failed");
+      return 0;
+    }
   }
 
   /**
