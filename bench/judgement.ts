@@ -10,7 +10,8 @@
  *   npm run bench:judgement -- --only messages  # or: --only supersede
  *   npx tsx bench/judgement.ts --only supersede --half tune [--set supersede-s]  # while choosing (no file written)
  *
- * Writes bench/results/judgement.json (or judgement-hash.json).
+ * Writes bench/results/judgement.json (or judgement-hash.json); a run with --only writes
+ * judgement[-hash]-messages.json or judgement[-hash]-supersede.json instead.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
