@@ -81,7 +81,14 @@ export function formatIsoDay(ms: number): string {
 const WORDY_YEAR = /\b(?:in|during|since|of|by|from|until|before|after)\s+((?:19|20)\d{2})\b/gi;
 const HAS_DIGIT_OR_MONTH = new RegExp(`\\d|\\b(?:${MONTHS.join("|")}|${MONTHS.map((m) => m.slice(0, 3)).join("|")})\\b`, "i");
 
-const NOT_A_DATE = /^(?:(?:right|just)\s+)?now$|^(?:\w+|\d+)\s+(?:days?|weeks?|months?|years?)$/i;
+// "now" is the observation itself; a bare span ("eleven days straight") is no date, but "last
+// year", "next week", "this month" are.
+const NOT_A_DATE = /^(?:(?:right|just)\s+)?now$|^(?!(?:last|next|this|past|coming|previous)\b)(?:\w+|\d+)\s+(?:days?|weeks?|months?|years?)$/i;
+const UNITS = String.raw`(?:a|an|a\s+few|a\s+couple\s+of|several|\w+|\d+)\s+(?:days?|weeks?|months?|years?|decades?)`;
+// A length of time is no date: "for six years", "for the past two years", and a span from an
+// anchor the text does not date ("two years before that").
+const DURATION = new RegExp(String.raw`^(?:for\s+(?:the\s+)?)?(?:(?:past|last)\s+)?${UNITS}$|^${UNITS}\s+(?:before|after|earlier|later)$`, "i");
+const AFTER_FOR = /\bfor\s+(?:the\s+)?$/i;
 
 /**
  * Finds the dates a text names, resolved against `referenceMs` (UTC): chrono-node's English
@@ -91,8 +98,8 @@ export function findDates(text: string, referenceMs: number): NamedDate[] {
   const found: NamedDate[] = [];
   const results = chrono.parse(text, { instant: new Date(referenceMs), timezone: 0 }, { forwardDate: false });
   for (const r of results) {
-    // "now" is the observation itself, and a bare span ("eleven days straight") is no date.
     if (NOT_A_DATE.test(r.text.trim())) continue;
+    if (DURATION.test(r.text.trim()) && (/^for\b/i.test(r.text.trim()) || AFTER_FOR.test(text.slice(0, r.index)) || /\s(?:before|after|earlier|later)$/i.test(r.text.trim()))) continue;
     const year = r.start.get("year");
     const month = r.start.get("month");
     const day = r.start.get("day");

@@ -3,7 +3,7 @@ import { findDates, formatLongDate, parseEventDate } from "./dates.js";
 import { extractOffline } from "./offline-extractor.js";
 import { parseExtractorAnswer } from "./proposed-fact.js";
 import { conflictingSlots, findSlots } from "./slots.js";
-import { firstPersonStatement, toThirdPerson } from "./first-person.js";
+import { firstPersonStatement, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
 
 const MAR_02_2026 = Date.UTC(2026, 2, 2, 10);
 
@@ -32,6 +32,17 @@ describe("dates", () => {
     expect([month.start, month.end, month.granularity]).toEqual([Date.UTC(2024, 2, 1), Date.UTC(2024, 3, 1), "month"]);
     const [year] = findDates("in 2023 I lived in Berlin", MAR_02_2026);
     expect([year.start, year.granularity]).toEqual([Date.UTC(2023, 0, 1), "year"]);
+  });
+
+  it("reads 'last month', 'next week', 'this year' as dates, and a length of time as none", () => {
+    expect(findDates("I moved to Leeds last month", MAR_02_2026).map((d) => d.start)).toEqual([Date.UTC(2026, 1, 1)]);
+    expect(findDates("we fly out next week", MAR_02_2026)).toHaveLength(1);
+    expect(findDates("this year has been hard", MAR_02_2026).map((d) => d.start)).toEqual([Date.UTC(2026, 0, 1)]);
+    for (const span of ["I've lived in Leeds for ten years", "married for 3 years now", "for the past two years", "I worked there for two years before that", "it rained eleven days straight"]) {
+      expect(findDates(span, MAR_02_2026), span).toEqual([]);
+    }
+    const facts = extractOffline({ messages: [{ id: "m1", role: "user", name: "Dee", content: "I have been with Octavia Housing for six years." }], observedAt: MAR_02_2026, storedFacts: [], strategies: [] });
+    expect(facts.map((f) => [f.text, f.eventDate])).toEqual([["Dee has been with Octavia Housing for six years.", null]]);
   });
 });
 
@@ -68,6 +79,21 @@ describe("first person", () => {
     expect(firstPersonStatement("Can you help me?")).toBe("none");
     expect(firstPersonStatement("I see.")).toBe("none");
     expect(firstPersonStatement("We adopted a dog.")).toBe("plural");
+  });
+
+  it("gives a turn that opens with a past or -ing form, or 'been', its speaker; not requests or modals", () => {
+    expect(withImpliedSpeaker("Been with Octavia Housing for six years.")).toBe("I have been with Octavia Housing for six years.");
+    expect(withImpliedSpeaker("Driving a forklift at the Ikea depot, nights mostly.")).toBe("I am driving a forklift at the Ikea depot, nights mostly.");
+    expect(withImpliedSpeaker("Emigrated to Perth with the kids.")).toBe("I emigrated to Perth with the kids.");
+    expect(withImpliedSpeaker("Order me a taxi for six.")).toBe("Order me a taxi for six.");
+    expect(withImpliedSpeaker("Should be moving to Bath soon.")).toBe("Should be moving to Bath soon.");
+    expect(withImpliedSpeaker("Were moving to Bath in May.")).toBe("Were moving to Bath in May.");
+    expect(withImpliedSpeaker("Working late again?")).toBe("Working late again?");
+  });
+
+  it("stores a subjectless statement of the speaker's state as the speaker's fact", () => {
+    const facts = extractOffline({ messages: [{ id: "m1", role: "user", name: "Dee", content: "Been teaching at Hillcrest Academy since 2019." }], observedAt: MAR_02_2026, storedFacts: [], strategies: [] });
+    expect(facts.map((f) => f.text).join(" | ")).toMatch(/Hillcrest Academy/);
   });
 });
 

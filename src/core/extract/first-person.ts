@@ -23,11 +23,35 @@ export function capitaliseI(text: string): string {
 const IMPLIED_SPEAKER_VERB =
   /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially|dating|serving|renting|studying|teaching|single|widowed|separated|retired)\b/i;
 
-/** Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I joined PwC last week"). */
+/**
+ * The subject a sentence that opens with a verb leaves out, by the verb's form (compromise's tags):
+ * "Been with Accenture four years" → "I have", "Flying as cabin crew" → "I am", "Emigrated to
+ * Sydney" → "I". Base forms are not read ("Book a table", "Tell me a joke" are requests), nor
+ * "were" (chat's "we're"); modals and other words are no verb form here.
+ */
+function impliedSubject(s: string): string | undefined {
+  const first = /^[\p{L}'’]+/u.exec(s)?.[0].toLowerCase();
+  if (first === undefined || first === "were") return undefined;
+  if (first === "been") return "I have";
+  const tags = new Set<string>(nlp(s).terms().json()[0]?.terms[0]?.tags ?? []);
+  if (!tags.has("Verb") || tags.has("Modal") || tags.has("Imperative")) return undefined;
+  if (tags.has("Gerund")) return "I am";
+  if (tags.has("PastTense")) return "I";
+  return undefined;
+}
+
+/**
+ * Gives a subjectless sentence of a user turn its implied speaker ("Joined PwC last week" → "I
+ * joined PwC last week"): a chat turn that opens with a past or -ing form, or "been", speaks of
+ * its speaker ("Been with Accenture for four years", "Flying as cabin crew with Cathay").
+ */
 export function withImpliedSpeaker(sentence: string): string {
   const s = sentence.trim();
-  if (!IMPLIED_SPEAKER_VERB.test(s) || s.endsWith("?")) return s;
-  return `I ${s[0].toLowerCase()}${s.slice(1)}`;
+  if (s.endsWith("?") || s === "") return s;
+  if (IMPLIED_SPEAKER_VERB.test(s)) return `I ${s[0].toLowerCase()}${s.slice(1)}`;
+  if ((s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return s;
+  const subject = impliedSubject(s);
+  return subject === undefined ? s : `${subject} ${s[0].toLowerCase()}${s.slice(1)}`;
 }
 
 /** The sentence as the speaker would say it alone: "we" and "me and X" read as "I" for slots the household shares. */
