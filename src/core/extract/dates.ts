@@ -85,10 +85,17 @@ const HAS_DIGIT_OR_MONTH = new RegExp(`\\d|\\b(?:${MONTHS.join("|")}|${MONTHS.ma
 // year", "next week", "this month" are.
 const NOT_A_DATE = /^(?:(?:right|just)\s+)?now$|^(?!(?:last|next|this|past|coming|previous)\b)(?:\w+|\d+)\s+(?:days?|weeks?|months?|years?)$/i;
 const UNITS = String.raw`(?:a|an|a\s+few|a\s+couple\s+of|several|\w+|\d+)\s+(?:days?|weeks?|months?|years?|decades?)`;
-// A length of time is no date: "for six years", "for the past two years", and a span from an
-// anchor the text does not date ("two years before that").
-const DURATION = new RegExp(String.raw`^(?:for\s+(?:the\s+)?)?(?:(?:past|last)\s+)?${UNITS}$|^${UNITS}\s+(?:before|after|earlier|later)$`, "i");
-const AFTER_FOR = /\bfor\s+(?:the\s+)?$/i;
+// A length of time is no date: "for six years", "for the past two years" (chrono reads them as a
+// date that far ahead or back), and a span from an anchor the text does not date ("two years
+// before that").
+const SPAN = new RegExp(String.raw`^(?:for\s+(?:the\s+)?)?(?:(?:past|last)\s+)?${UNITS}$`, "i");
+const ANCHORLESS = new RegExp(String.raw`^${UNITS}\s+(?:before|after|earlier|later)$`, "i");
+const ENDS_WITH_FOR = /\bfor\s+(?:the\s+)?$/i;
+
+/** Whether chrono's match `found` (at `index` in `text`) is a length of time rather than a date. */
+function lengthOfTime(text: string, found: string, index: number): boolean {
+  return ANCHORLESS.test(found) || (SPAN.test(found) && (/^for\b/i.test(found) || ENDS_WITH_FOR.test(text.slice(0, index))));
+}
 
 /**
  * Finds the dates a text names, resolved against `referenceMs` (UTC): chrono-node's English
@@ -98,8 +105,8 @@ export function findDates(text: string, referenceMs: number): NamedDate[] {
   const found: NamedDate[] = [];
   const results = chrono.parse(text, { instant: new Date(referenceMs), timezone: 0 }, { forwardDate: false });
   for (const r of results) {
-    if (NOT_A_DATE.test(r.text.trim())) continue;
-    if (DURATION.test(r.text.trim()) && (/^for\b/i.test(r.text.trim()) || AFTER_FOR.test(text.slice(0, r.index)) || /\s(?:before|after|earlier|later)$/i.test(r.text.trim()))) continue;
+    const said = r.text.trim();
+    if (NOT_A_DATE.test(said) || lengthOfTime(text, said, r.index)) continue;
     const year = r.start.get("year");
     const month = r.start.get("month");
     const day = r.start.get("day");

@@ -23,20 +23,24 @@ export function capitaliseI(text: string): string {
 const IMPLIED_SPEAKER_VERB =
   /^(?:left|joined|moved|relocated|packed|started|got|finally|retrained|retired|quit|bought|sold|signed|landed|became|married|divorced|split|separated|settled|switched|transferred|handed|accepted|took|finished|graduated|qualified|promoted|resigned|based|living|working|engaged|recently|just|now|currently|officially|dating|serving|renting|studying|teaching|single|widowed|separated|retired)\b/i;
 
+/** Words (letters and digits) in a sentence. */
+export function wordCount(sentence: string): number {
+  return (sentence.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+}
+
 /**
- * The subject a sentence that opens with a verb leaves out, by the verb's form (compromise's tags):
- * "Been with Accenture four years" → "I have", "Flying as cabin crew" → "I am", "Emigrated to
- * Sydney" → "I". Base forms are not read ("Book a table", "Tell me a joke" are requests), nor
- * "were" (chat's "we're"); modals and other words are no verb form here.
+ * The subject a sentence that opens with a verb leaves out, by the form of that verb (compromise's
+ * tags): "Been with Accenture four years" → "I have", "Flying as cabin crew" → "I am", "Emigrated
+ * to Sydney" → "I". Only these forms are read: a base form is a request ("Book a table"), a modal
+ * is no statement ("Might end up in Cairns"), and "were" is chat's "we're".
  */
 function impliedSubject(s: string): string | undefined {
   const first = /^[\p{L}'’]+/u.exec(s)?.[0].toLowerCase();
-  if (first === undefined || first === "were") return undefined;
   if (first === "been") return "I have";
-  const tags = new Set<string>(nlp(s).terms().json()[0]?.terms[0]?.tags ?? []);
-  if (!tags.has("Verb") || tags.has("Modal") || tags.has("Imperative")) return undefined;
-  if (tags.has("Gerund")) return "I am";
-  if (tags.has("PastTense")) return "I";
+  if (first === undefined || first === "were") return undefined;
+  const tags: string[] = nlp(s).terms().json()[0]?.terms[0]?.tags ?? [];
+  if (tags.includes("Gerund")) return "I am";
+  if (tags.includes("PastTense")) return "I";
   return undefined;
 }
 
@@ -48,9 +52,7 @@ function impliedSubject(s: string): string | undefined {
 export function withImpliedSpeaker(sentence: string): string {
   const s = sentence.trim();
   if (s.endsWith("?") || s === "") return s;
-  if (IMPLIED_SPEAKER_VERB.test(s)) return `I ${s[0].toLowerCase()}${s.slice(1)}`;
-  if ((s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return s;
-  const subject = impliedSubject(s);
+  const subject = IMPLIED_SPEAKER_VERB.test(s) ? "I" : wordCount(s) >= 3 ? impliedSubject(s) : undefined;
   return subject === undefined ? s : `${subject} ${s[0].toLowerCase()}${s.slice(1)}`;
 }
 
@@ -87,7 +89,7 @@ export type Person = "singular" | "plural" | "none";
 export function firstPersonStatement(sentence: string): Person {
   const s = sentence.trim();
   if (s.endsWith("?") || REQUEST.test(s) || NOT_A_FACT.test(s)) return "none";
-  if ((s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return "none";
+  if (wordCount(s) < 3) return "none";
   if (SINGULAR_I.test(s)) return "singular";
   if (PLURAL.test(s)) return "plural";
   return "none";

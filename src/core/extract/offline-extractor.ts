@@ -2,7 +2,7 @@ import { findDates, formatPlainDate, type NamedDate, startOfUtcDay } from "./dat
 import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
-import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker } from "./first-person.js";
+import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker, wordCount } from "./first-person.js";
 import { actorOf, clausesOf, restatement, type SpeakerEvent, speakerEvents, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
@@ -98,7 +98,7 @@ function sentenceActor(sentence: string, selfNames: readonly string[]) {
 /** True for a statement about the speaker by their own name ("Gwen has officially moved to Cardiff!"). */
 function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
   const s = sentence.trim();
-  if (s.endsWith("?") || (s.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3) return false;
+  if (s.endsWith("?") || wordCount(s) < 3) return false;
   return selfNames.some((n) => new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "u").test(s));
 }
 
