@@ -23,7 +23,7 @@ import type { TimerRequest } from "./support/api-timer.js";
 import { createRandom, createVocabulary, query, sentence, userId } from "./support/corpus.js";
 import { memoryClient } from "./support/client.js";
 import { openRawLance, type RawLance } from "./support/raw-lance.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { cacheCounters, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { pool, printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
 
 const { values: args } = parseArgs({
@@ -197,14 +197,6 @@ async function run(users: number, perUser: number): Promise<Record<string, unkno
     await server.stop();
     if (!args.keep) await rm(root, { recursive: true, force: true });
   }
-}
-
-/** The server's hot-row cache counters (from `/metrics`). */
-async function cacheCounters(server: ServerProcess): Promise<Record<string, number>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
-  return out;
 }
 
 /** Waits until a maintenance pass finds nothing left to do (or the timeout passes). */

@@ -26,7 +26,7 @@ import { createRandom, createVocabulary, query, sentence, userId } from "./suppo
 import { memoryClient } from "./support/client.js";
 import { ingestUsers } from "./support/ingest.js";
 import { openRawLance, type RawLance } from "./support/raw-lance.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { cacheCounters, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { printTable, since, summarize, type Summary, writeResults } from "./support/stats.js";
 import { tableStats } from "./support/table-stats.js";
 import { SMALL_FRAGMENT_THRESHOLD, watchTables } from "./support/table-watch.js";
@@ -68,14 +68,6 @@ async function buildRaw(dir: string, users: number, perUser: number): Promise<Ra
   }
   await raw.finish();
   return raw;
-}
-
-/** The server's hot-row cache counters (from `/metrics`). */
-async function cacheCounters(server: ServerProcess): Promise<Record<string, number>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
-  return out;
 }
 
 /**

@@ -157,6 +157,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await access.stop();
       await usage.stop();
       await audit.flushRefusals();
+      await audit.settled();
       await maintenance.stop();
       watchdog.stop();
       await store.close();

@@ -152,3 +152,28 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/** The server's hot-row cache counters (from `/metrics`). */
+export async function cacheCounters(server: ServerProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^agentmem_hot_rows\{counter="(\w+)"\} (\S+)$/gm)) out[m[1]] = Math.round(Number(m[2]));
+  return out;
+}
+
+/**
+ * Waits until the hot-row cache has finished loading the end-users reads asked for (the loads
+ * run in the background after those reads answer): its counters unchanged for `quietMs`.
+ * Returns the milliseconds waited.
+ */
+export async function cacheSettled(server: ServerProcess, quietMs = 1000, timeoutMs = 120_000): Promise<number> {
+  const start = performance.now();
+  let last = JSON.stringify(await cacheCounters(server));
+  while (performance.now() - start < timeoutMs) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = JSON.stringify(await cacheCounters(server));
+    if (now === last) break;
+    last = now;
+  }
+  return performance.now() - start;
+}

@@ -15,7 +15,8 @@ export interface Store {
   /** The embedding dimension tables are created with. */
   readonly dimension: number;
   memories(tenant: string): Promise<PatchableCollection<MemoryRecord>>;
-  episodes(tenant: string): Promise<Collection<EpisodeRecord>>;
+  /** The raw transcript; a turn whose id is new by construction (a Process turn) is appended unchecked. */
+  episodes(tenant: string): Promise<AppendableCollection<EpisodeRecord>>;
   /** Recorded uses per memory (last used, how often), kept out of the memory rows. */
   memoryUse(tenant: string): Promise<VersionedCollection<MemoryUseRecord>>;
   /** Drift anchors, one row per scope. */
@@ -24,8 +25,8 @@ export interface Store {
   usage(tenant: string): Promise<PatchableCollection<UsageRecord>>;
   /** Bytes on disk of all the tenant's tables. */
   bytesOnDisk(tenant: string): Promise<number>;
-  /** Relational state, one row per end-user (id = user). */
-  relations(tenant: string): Promise<PatchableCollection<RelationRecord>>;
+  /** Relational state: each change appends the end-user's next revision (see `RelationRecord.id`). */
+  relations(tenant: string): Promise<PatchableCollection<RelationRecord> & AppendableCollection<RelationRecord>>;
   /** People end-users mention, one row per (user, person). */
   thirdParties(tenant: string): Promise<PatchableCollection<ThirdPartyRecord>>;
   /** The ~120-word end-user profiles, one row per (namespace, agent, user). */

@@ -21,6 +21,8 @@ export interface TestAppOptions {
   apiKeys?: string;
   /** Extra env for loadConfig (e.g. OPENAI_BASE_URL). */
   env?: Record<string, string>;
+  /** A data directory the caller prepared and removes (default: a new temp dir, removed on close). */
+  dataDir?: string;
 }
 
 /** An app over a real LanceDB in a temp dir, reached through an in-process router transport. */
@@ -35,7 +37,7 @@ export interface TestApp {
 
 /** Starts a test app (hash embedder unless another is given). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dir = await mkdtemp(join(tmpdir(), "agentmem-test-"));
+  const dir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "agentmem-test-")));
   const config = loadConfig(
     { data: dir, embedder: "hash" },
     { AGENTMEM_API_KEYS: options.apiKeys ?? "", AGENTMEM_LOG_LEVEL: "silent", ...options.env },
@@ -75,7 +77,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     client: (service, key) => createClient(service, transport(key)),
     async close() {
       await app.close();
-      await rm(dir, { recursive: true, force: true });
+      if (!options.dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }

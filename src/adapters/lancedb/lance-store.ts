@@ -136,6 +136,8 @@ const RELATIONS: TableKind<RelationRecord> = {
   name: "relations",
   schema: relationSchema,
   codec: relationCodec,
+  // A relation read for an end-user not held selects that user's revisions.
+  scalarIndexes: ["user"],
   // Every Process turn reads its end-user's relation first: from memory, not a scan of the table's fragments.
   cached: true,
   hotVectors: false,

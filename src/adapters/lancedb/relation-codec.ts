@@ -5,7 +5,7 @@ import type { Codec } from "./lance-collection.js";
 
 const nullableNumber = (v: unknown): number | null => (v == null ? null : Number(v));
 
-/** The `relations` table schema: one row per end-user with the four relational scalars. */
+/** The `relations` table schema: one row per revision of an end-user's relation, with the four relational scalars. */
 export function relationSchema(): Schema {
   return new arrow.Schema([
     col.text("id"),
@@ -18,6 +18,8 @@ export function relationSchema(): Schema {
     col.float("interaction_count"),
     col.float("known_since", true),
     col.float("last_seen", true),
+    // Added 2026-12-07: rows of older tables read as revision 0.
+    col.float("revision", true),
   ]);
 }
 
@@ -35,6 +37,7 @@ export const relationCodec: Codec<RelationRecord> = {
     interaction_count: r.interactionCount,
     known_since: r.knownSince,
     last_seen: r.lastSeen,
+    revision: r.revision,
   }),
   fromRow: (r) => ({
     id: String(r.id),
@@ -47,5 +50,6 @@ export const relationCodec: Codec<RelationRecord> = {
     interactionCount: Number(r.interaction_count),
     knownSince: nullableNumber(r.known_since),
     lastSeen: nullableNumber(r.last_seen),
+    revision: Number(r.revision ?? 0),
   }),
 };

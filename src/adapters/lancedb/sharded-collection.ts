@@ -1,5 +1,5 @@
 import type { Condition } from "../../core/condition.js";
-import type { FindOptions, Keyed, Scored, ScoreOptions, UserCollection, VersionedCollection } from "../../ports/collection.js";
+import type { AppendableCollection, FindOptions, Keyed, Scored, ScoreOptions, UserCollection, VersionedCollection } from "../../ports/collection.js";
 
 // One tenant's big kind (`memories`, `episodes`) split into N tables by a stable hash of the
 // end-user. Each shard is an ordinary collection (the row cache layer over a `LanceCollection`),
@@ -27,7 +27,7 @@ export interface ShardTables<T extends Keyed> {
   /** Shard `index` if its table exists (opened on first use), else undefined: reads of it find nothing. */
   existing(index: number): Promise<VersionedCollection<T> | undefined>;
   /** Shard `index`, its table created on the first write that lands in it. */
-  create(index: number): Promise<VersionedCollection<T>>;
+  create(index: number): Promise<VersionedCollection<T> & AppendableCollection<T>>;
   /** Shard `index` if it is open already (no I/O), for the synchronous `forUser`. */
   opened(index: number): VersionedCollection<T> | undefined;
 }
@@ -41,7 +41,7 @@ const NOTHING_SCORED = Promise.resolve([]) as Promise<never[]>;
  * scored rows merged by score, limits applied after merging. Writes of one call that span shards
  * commit per shard (each shard's commit is atomic; rows of one end-user always share one).
  */
-export class ShardedCollection<T extends Keyed & { user: string }> implements VersionedCollection<T> {
+export class ShardedCollection<T extends Keyed & { user: string }> implements VersionedCollection<T>, AppendableCollection<T> {
   constructor(private readonly shards: ShardTables<T>) {}
 
   /** Number of shards. */
@@ -60,6 +60,10 @@ export class ShardedCollection<T extends Keyed & { user: string }> implements Ve
 
   insertNew(rows: readonly T[]): Promise<void> {
     return this.write(rows, (c, part) => c.insertNew(part));
+  }
+
+  append(rows: readonly T[]): Promise<void> {
+    return this.write(rows, (c, part) => c.append(part));
   }
 
   async patch(ids: readonly string[], change: (row: T) => T | undefined, insert: readonly T[] = []): Promise<T[]> {
@@ -141,7 +145,7 @@ export class ShardedCollection<T extends Keyed & { user: string }> implements Ve
     return out;
   }
 
-  private async write(rows: readonly T[], each: (c: VersionedCollection<T>, part: T[]) => Promise<void>): Promise<void> {
+  private async write(rows: readonly T[], each: (c: VersionedCollection<T> & AppendableCollection<T>, part: T[]) => Promise<void>): Promise<void> {
     if (rows.length === 0) return;
     await Promise.all([...this.byShard(rows)].map(async ([i, part]) => each(await this.shards.create(i), part)));
   }

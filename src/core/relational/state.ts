@@ -42,7 +42,7 @@ export function clamp01(x: number): number {
 
 /** A fresh relation row for an end-user who has not been seen yet. */
 export function newRelation(user: string): RelationRecord {
-  return { id: user, user, ...TABLE_14.start, updatedAt: null, interactionCount: 0, knownSince: null, lastSeen: null };
+  return { id: user, user, revision: 0, ...TABLE_14.start, updatedAt: null, interactionCount: 0, knownSince: null, lastSeen: null };
 }
 
 /** `2^(-elapsed / halfLife)`: the share of a deviation left after `elapsedMs`. */

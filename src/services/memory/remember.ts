@@ -30,12 +30,23 @@ export function episodeId(tenant: string, item: Pick<RememberInput, "key" | "rol
   return derivedId("ep", tenant, namespace, agent, session, user, item.role, item.content, item.observedAt, item.traceNumber);
 }
 
+/** How `rememberAll` may write. */
+export interface RememberOptions {
+  /**
+   * The turns' episode ids are new by construction (a Process turn: its trace number is the
+   * end-user's interaction count, which grows under the relation's lock), so their rows are
+   * appended without asking which ids are stored: for an end-user not held that question is an
+   * engine lookup (13 ms p50 per turn at 100k, 2026-12-07).
+   */
+  newTurns?: boolean;
+}
+
 /**
  * Stores turns: each becomes a raw episode and a content-addressed long-term memory (the same
  * text in the same scope updates its row, keeping when it was created and how often it was used).
  * All items share one embedding call and one commit per table.
  */
-export async function rememberAll(deps: ServiceDeps, tenant: string, items: readonly RememberInput[]): Promise<string[]> {
+export async function rememberAll(deps: ServiceDeps, tenant: string, items: readonly RememberInput[], options: RememberOptions = {}): Promise<string[]> {
   if (items.length === 0) return [];
   const vectors = await deps.embedder.embed(items.map((i) => spokenLine(i.name, i.content)));
   const now = deps.clock.now().getTime();
@@ -105,7 +116,7 @@ export async function rememberAll(deps: ServiceDeps, tenant: string, items: read
     memoryId: ids[i],
   }));
   memoryRows.forEach((m, i) => (m.sourceIds = [episodeRows[i].id]));
-  await Promise.all([episodes.insertNew(episodeRows), memories.upsert(memoryRows)]);
+  await Promise.all([options.newTurns ? episodes.append(episodeRows) : episodes.insertNew(episodeRows), memories.upsert(memoryRows)]);
   // Every stored interaction is followed by the tenant's retention cap (a no-op when unlimited).
   await deps.retention.enforce(tenant, items.map((i) => i.key));
   return ids;

@@ -44,6 +44,8 @@ function decodeCursor(tenant: string, token: string): string | undefined {
 export class AuditLog {
   private sequence = 0;
   private readonly refusals: RefusalTally;
+  /** Appends not yet durable, per tenant: a read of the trail waits for them. */
+  private readonly pending = new Map<string, Set<Promise<void>>>();
 
   /** `refusalWindowMs`: refused calls of one key and operation are summed over this (default 60 000). */
   constructor(
@@ -76,15 +78,30 @@ export class AuditLog {
     return `${Math.max(0, Math.round(at)).toString().padStart(15, "0")}-${seq}-${PROCESS_TAG}`;
   }
 
-  /** Appends one record; it is durable when this resolves. */
-  async append(tenant: string, record: AuditRecord): Promise<void> {
-    await (await this.store.audit(tenant)).append([record]);
-    this.logger.debug({ tenant, operation: record.operation, outcome: record.outcome }, "audit");
+  /** Appends one record; it is durable when this resolves. A read of the tenant's trail started meanwhile waits for it. */
+  append(tenant: string, record: AuditRecord): Promise<void> {
+    const write = this.store.audit(tenant).then((audit) => audit.append([record]));
+    let mine = this.pending.get(tenant);
+    if (!mine) this.pending.set(tenant, (mine = new Set()));
+    const tracked = write.finally(() => {
+      mine.delete(tracked);
+      if (mine.size === 0 && this.pending.get(tenant) === mine) this.pending.delete(tenant);
+    });
+    mine.add(tracked);
+    return tracked.then(() => this.logger.debug({ tenant, operation: record.operation, outcome: record.outcome }, "audit"));
+  }
+
+  /** Resolves when every append started so far (of `tenant`, or of all tenants) has settled. */
+  async settled(tenant?: string): Promise<void> {
+    const sets = tenant === undefined ? [...this.pending.values()] : [this.pending.get(tenant) ?? new Set<Promise<void>>()];
+    await Promise.allSettled(sets.flatMap((s) => [...s]));
   }
 
   /** A page of the tenant's trail, newest first, continuing after `pageToken`. */
   async page(tenant: string, pageSize: number, pageToken: string): Promise<AuditPage> {
     const before = decodeCursor(tenant, pageToken);
+    // Records of calls already answered may still be committing (see the audit interceptor).
+    await this.settled(tenant);
     const audit = await this.store.audit(tenant);
     // Ids only, then the page's rows: a page never loads the whole trail.
     const ids = (await audit.project(before === undefined ? where.all() : where.lt("id", before), ["id"])).map((r) => String(r.id));

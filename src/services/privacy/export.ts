@@ -4,6 +4,7 @@ import { settle } from "../../core/relational/state.js";
 import type { ExportedTable } from "../../gen/agentmem/v1/privacy_service_pb.js";
 import { episodeToProto, memoryToProto, scopeToProto, ts } from "../convert.js";
 import type { ServiceDeps } from "../deps.js";
+import { readRelation } from "../relational/relation-rows.js";
 
 /** Every table's rows about the end-user, kind by kind (vectors left out). */
 async function tablesOf(deps: ServiceDeps, tenant: string, user: string): Promise<Omit<ExportedTable, "$typeName">[]> {
@@ -25,7 +26,7 @@ export async function exportEndUser(deps: ServiceDeps, tenant: string, user: str
   const [memories, episodes, relation, parties, anchors, profiles, tables] = await Promise.all([
     deps.store.memories(tenant).then((c) => c.forUser(user).find(where.all(), { withoutVector: true })),
     deps.store.episodes(tenant).then((c) => c.forUser(user).find(where.all(), { withoutVector: true })),
-    deps.store.relations(tenant).then((c) => c.forUser(user).find(where.all())),
+    readRelation(deps, tenant, user),
     deps.store.thirdParties(tenant).then((c) => c.find(mine)),
     deps.store.anchors(tenant).then((c) => c.find(mine)),
     deps.store.profiles(tenant).then((c) => c.find(mine)),
@@ -35,7 +36,7 @@ export async function exportEndUser(deps: ServiceDeps, tenant: string, user: str
   episodes.sort((a, b) => a.observedAt - b.observedAt || a.traceNumber - b.traceNumber || a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   profiles.sort((a, b) => b.updatedAt - a.updatedAt);
   const now = deps.clock.now().getTime();
-  const state = relation[0] ? settle(relation[0], now) : undefined;
+  const state = relation ? settle(relation, now) : undefined;
   return {
     externalId: user,
     exportedAt: ts(now),

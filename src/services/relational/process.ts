@@ -116,7 +116,7 @@ export async function processTurn(deps: ServiceDeps, lock: KeyedLock, tenant: st
         emotions: detection.emotions,
         intent: detection.intent,
       },
-    ]),
+    ], { newTurns: true }),
     recordMentions(deps, tenant, user, extractMentions(input.message), storedAt),
     written,
   ]);

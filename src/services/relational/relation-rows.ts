@@ -1,14 +1,20 @@
 import { invalidArgument } from "../../core/errors.js";
-import type { RelationRecord } from "../../core/relational/records.js";
+import { latestRevision, type RelationRecord, revisionId } from "../../core/relational/records.js";
 import { newRelation, settle } from "../../core/relational/state.js";
 import { where } from "../../core/condition.js";
 import type { ServiceDeps } from "../deps.js";
 import type { KeyedLock } from "./keyed-lock.js";
 
-/** The stored relation of an end-user (its id is the user), or undefined if never seen; read among the user's rows, so from memory once held. */
+/**
+ * A change appends the end-user's next revision (a plain append: a merge of one row into the
+ * table cost 17–22 ms a turn against ~5 ms, 2026-12-07); every this many revisions the older
+ * ones are deleted, so an end-user keeps at most this many rows.
+ */
+export const PRUNE_REVISIONS = 32;
+
+/** The stored relation of an end-user (its latest revision), or undefined if never seen; read among the user's rows, so from memory once held. */
 export async function readRelation(deps: ServiceDeps, tenant: string, user: string): Promise<RelationRecord | undefined> {
-  const [row] = await (await deps.store.relations(tenant)).forUser(user).find(where.eq("id", user), { withoutVector: true });
-  return row;
+  return latestRevision(await (await deps.store.relations(tenant)).forUser(user).find(where.all(), { withoutVector: true }));
 }
 
 /** The relation as it stands at `at` (lazy decay applied, nothing written); defaults if unseen. */
@@ -63,11 +69,18 @@ export async function changeRelation(
   const relations = await deps.store.relations(tenant);
   return new Promise((resolve, reject) => {
     const held = lock.run(`${tenant}\u0000${user}`, async () => {
-      const [row] = await relations.forUser(user).find(where.eq("id", user), { withoutVector: true });
-      const next = change(row ?? newRelation(user));
-      const written = relations.upsert([next]);
+      const mine = relations.forUser(user);
+      const row = latestRevision(await mine.find(where.all(), { withoutVector: true })) ?? newRelation(user);
+      const revision = row.revision + 1;
+      const next = { ...change(row), user, revision, id: revisionId(user, revision) };
+      // Revisions are numbered under this lock, so the id is new: appended without a lookup.
+      const written = relations.append([next]);
       resolve({ relation: next, written });
       await written;
+      if (revision % PRUNE_REVISIONS === 0) {
+        // Still under the lock, so no newer revision lands meanwhile; the turn does not wait for it.
+        await mine.delete(where.ne("id", next.id)).catch((error: unknown) => deps.logger.warn({ tenant, err: String(error) }, "relation: older revisions not pruned"));
+      }
     });
     held.catch(reject);
   });
