@@ -393,9 +393,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     observer?.commitStarted();
     let result: R;
     try {
-      const xw = performance.now();
       result = await write();
-      if (process.env.XP_T) (await import("node:fs")).appendFileSync(process.env.XP_T, `W ${this.table.name.split("__")[0]} ${(performance.now() - xw).toFixed(1)}\n`);
     } catch (error) {
       observer?.commitFailed();
       throw error;
@@ -467,9 +465,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
       return payloads.map(() => undefined);
     }
     const mode = group === "upsert" ? "upsert" : "insertNew";
-    const xk = performance.now();
     const known = await this.hooks.knownIds?.(stored);
-    if (process.env.XP_T) (await import("node:fs")).appendFileSync(process.env.XP_T, `K ${this.table.name.split("__")[0]} ${(performance.now() - xk).toFixed(1)}\n`);
     if (known) {
       // The cache holds every end-user written: ids it lacks are new, so those rows are a plain
       // append (no join against the stored ids); only rows that exist go through a merge.
