@@ -1,7 +1,7 @@
 /**
  * Process overhead without a model, cold start to SERVING, and server RSS at scale (`hash` embedder).
  *
- *   npm run bench:process                 # 100k memories (~3–5 min on 2 cores)
+ *   npm run bench:process                 # 100k memories (~1.5 min on 2 cores)
  *   npm run bench:process -- --million    # also 1M memories (opt-in: ~30+ min)
  *
  * Runs the built CLI (`bin/agentmem.js`; the npm script builds first). Prints tables and writes
@@ -32,6 +32,8 @@ interface Run {
   warmWaitMs: number;
   recall: Summary;
   process: Summary;
+  /** Each end-user's first turn after a restart (nothing of theirs held). */
+  processCold: Summary;
 }
 
 async function run(users: number): Promise<Run> {
@@ -75,7 +77,19 @@ async function run(users: number): Promise<Run> {
     }
     const rssWarmMiB = server.rssMiB();
     await server.stop();
-    return { memories: users * 1000, ingestSeconds, coldStartEmptyMs, coldStartFullMs, rssAfterIngestMiB, rssWarmMiB, warmWaitMs, recall: summarize(recallTimes), process: summarize(processTimes) };
+    // Cold: after a restart, each end-user's first turn (none held; one turn of another user
+    // first, so opening the tables is not timed).
+    server = await startServerProcess({ data });
+    const cold = createClient(RelationalService, createConnectTransport({ baseUrl: server.url, httpVersion: "2", useBinaryFormat: true }));
+    await cold.process({ scope: { user: "bench-opener" }, message: "hello", channel: "bench" });
+    const coldTimes: number[] = [];
+    for (let u = 0; u < users; u++) {
+      const t = performance.now();
+      await cold.process({ scope: { user: userId(u) }, message: `I keep thinking about ${query(vocabulary, random)}`, channel: "bench" });
+      coldTimes.push(since(t));
+    }
+    await server.stop();
+    return { memories: users * 1000, ingestSeconds, coldStartEmptyMs, coldStartFullMs, rssAfterIngestMiB, rssWarmMiB, warmWaitMs, recall: summarize(recallTimes), process: summarize(processTimes), processCold: summarize(coldTimes) };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -97,6 +111,8 @@ printTable(
     "Process p50": r.process.p50,
     "Process p99": r.process.p99,
     "Process − recall p50": r.process.p50 - r.recall.p50,
+    "cold Process p50": r.processCold.p50,
+    "cold Process p99": r.processCold.p99,
   })),
 );
 process.stdout.write(`\nwrote ${writeResults("process", { args, runs })}\n`);
