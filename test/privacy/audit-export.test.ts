@@ -82,6 +82,18 @@ describe("audit trail", () => {
   });
 });
 
+describe("audit of data writes", () => {
+  it("lists the record of every write answered, though a write does not wait for its record", async () => {
+    const memory = t.client(MemoryService, WRITER);
+    const users = Array.from({ length: 30 }, (_, i) => `walk-in-${i}`);
+    // A write answers once its own rows are durable; its audit record commits right behind it.
+    await Promise.all(users.map((user) => memory.remember({ scope: { user }, content: `${user} came in today` })));
+    const { records } = await t.client(PrivacyService, ADMIN).listAudit({ pageSize: 1000 });
+    const listed = records.filter((r) => r.operation.endsWith("/Remember") && r.scope?.user.startsWith("walk-in-")).map((r) => r.scope!.user);
+    expect(listed.sort()).toEqual([...users].sort());
+  });
+});
+
 describe("audit of refused calls", () => {
   it("records a call the key's role refuses, with that key, and nothing for callers without a valid key", async () => {
     await t.client(PrivacyService, WRITER).erase({ externalId: "ana" }).catch(() => undefined);
