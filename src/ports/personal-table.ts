@@ -7,6 +7,6 @@ export interface PersonalTable {
   readonly kind: string;
   /** Every row of the end-user as plain JSON values, without embedding vectors (a cache of the text). */
   rowsOf(user: string): Promise<Record<string, unknown>[]>;
-  /** Deletes the end-user's rows so no byte of them stays on disk; returns how many went. */
+  /** Deletes the end-user's rows so no byte of them stays on disk; returns how many records went (rows, or 1 for a record kept as revisions). */
   erase(user: string): Promise<number>;
 }

@@ -96,6 +96,8 @@ export interface TableKind<T extends Keyed> {
   lookupColumns?: readonly string[];
   /** A tenant's rows of this kind are split into shard tables by end-user (`tableShards`). */
   sharded?: boolean;
+  /** The kind holds one record per end-user, stored as revisions of it: erasure counts the record, not its rows. */
+  oneRecordPerUser?: boolean;
 }
 
 /** `memories`: sharded by end-user (`store.collection(tenant, MEMORIES)` is its one unsharded table). */
@@ -138,6 +140,7 @@ const RELATIONS: TableKind<RelationRecord> = {
   codec: relationCodec,
   // A relation read for an end-user not held selects that user's revisions.
   scalarIndexes: ["user"],
+  oneRecordPerUser: true,
   // Every Process turn reads its end-user's relation first: from memory, not a scan of the table's fragments.
   cached: true,
   hotVectors: false,
@@ -417,7 +420,7 @@ export class LanceStore implements Store {
       if (!(await holdsEndUserRows(table))) continue;
       // A table no code of this process has opened has no write queue to wait for.
       const exclusive: Exclusive = collection ? (work) => collection.exclusive(work) : (work) => work(table);
-      const personal = new LancePersonalTable(kindName, table, exclusive, dir === null ? null : join(dir, `${name}.lance`));
+      const personal = new LancePersonalTable(kindName, table, exclusive, dir === null ? null : join(dir, `${name}.lance`), kind?.oneRecordPerUser ?? false);
       if (!shard) {
         out.push(personal);
         continue;

@@ -37,12 +37,14 @@ export class LancePersonalTable implements PersonalTable {
    * @param table the engine table (reads)
    * @param exclusive runs erasure with the table's other writes held back
    * @param tableDir the table's local directory, or null on object storage
+   * @param oneRecordPerUser the end-user's rows are revisions of one record (`relations`): erasure counts one
    */
   constructor(
     readonly kind: string,
     private readonly table: Table,
     private readonly exclusive: Exclusive,
     private readonly tableDir: string | null,
+    private readonly oneRecordPerUser = false,
   ) {}
 
   async rowsOf(user: string): Promise<Record<string, unknown>[]> {
@@ -59,7 +61,7 @@ export class LancePersonalTable implements PersonalTable {
 
   async erase(user: string): Promise<number> {
     const result = await this.exclusive((table) => purgeRows(table, where.eq(USER_COLUMN, user), this.tableDir));
-    return result.deleted;
+    return this.oneRecordPerUser ? Math.min(result.deleted, 1) : result.deleted;
   }
 }
 
