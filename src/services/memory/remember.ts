@@ -4,7 +4,6 @@ import { where } from "../../core/condition.js";
 import { spokenLine } from "../../core/names.js";
 import type { Collection } from "../../ports/collection.js";
 import type { ServiceDeps } from "../deps.js";
-import { readsOf } from "../user-reads.js";
 
 /** One validated turn to remember. */
 export interface RememberInput {
@@ -38,8 +37,9 @@ export function episodeId(tenant: string, item: Pick<RememberInput, "key" | "rol
  * fragments, 2026-12-07), and new content, the usual case, matches none.
  */
 async function storedMemories(memories: Collection<MemoryRecord>, user: string | undefined, ids: readonly string[]): Promise<MemoryRecord[]> {
-  const reads = readsOf(memories, user);
-  if (user !== undefined && !memories.forUser(user).inMemory()) {
+  if (user === undefined) return memories.find(where.in("id", ids), { withoutVector: true });
+  const reads = memories.forUser(user);
+  if (!reads.inMemory()) {
     const found = (await reads.project(where.in("id", ids), ["id"])).map((r) => String(r.id));
     if (found.length === 0) return [];
     return reads.find(where.in("id", found), { withoutVector: true });
