@@ -84,6 +84,10 @@ export function runCollectionContract(
       expect(await u1.count(where.all())).toBe(2);
       expect(await u1.count(where.eq("user", "u2"))).toBe(0);
       expect((await u1.get(["a", "b", "nope"])).map((r) => r.id)).toEqual(["a"]);
+      // A key lookup with more conditions beside it: every one applies, and a limit counts only rows that pass.
+      expect((await u1.find(where.and(where.in("id", ["a", "b", "c"]), where.eq("content", "lazy dogs sleep")))).map((r) => r.id)).toEqual(["c"]);
+      expect((await u1.find(where.in("id", ["b", "c"]), { limit: 1 })).map((r) => r.id)).toEqual(["c"]);
+      expect(await u1.find(where.in("id", []))).toEqual([]);
       expect((await u1.nearest(episode("q", "", "", 0, dimension).vector, where.all(), 5)).map((s) => s.row.id)).toEqual(["a", "c"]);
       expect((await u1.match("fox", where.all(), 5)).map((s) => s.row.id)).toEqual(["a"]);
       expect(await u1.match("!!! ???", where.all(), 5)).toEqual([]);

@@ -92,7 +92,10 @@ export interface TableKind<T extends Keyed> {
   cached?: boolean;
   /** The row cache also holds vectors (default true). */
   hotVectors?: boolean;
-  /** Columns besides `id` that reads of held rows look up through an index (see `CachedCollection`). */
+  /**
+   * Columns besides `id` that reads of held rows look up through an index (see `CachedCollection`);
+   * those with a scalar index are lookups on the engine too (`LanceCollection`).
+   */
   lookupColumns?: readonly string[];
   /** A tenant's rows of this kind are split into shard tables by end-user (`tableShards`). */
   sharded?: boolean;
@@ -614,7 +617,9 @@ export class LanceStore implements Store {
     const dir = localDirectory(this.options.uri);
     const fsync = this.options.durability === "fsync" && dir !== null ? new TableFsync(join(dir, `${name}.lance`)) : undefined;
     const guards = { fence, disk: this.disk, fsync };
-    const engine = new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), guards);
+    // The indexed columns that name a row or a few (not `user`): the engine answers a read restricted to them as a lookup.
+    const keys = (kind.scalarIndexes ?? []).filter((c) => c === "id" || (kind.lookupColumns ?? []).includes(c));
+    const engine = new LanceCollection(table, kind.codec, (rows) => this.options.onCommit?.(kind.name, rows), guards, keys);
     const layer = await this.cacheLayer(name, table, kind, engine);
     if (layer) this.layers.set(name, layer as unknown as CachedCollection<Keyed, LanceCollection<Keyed>>);
     return engine;

@@ -9,7 +9,7 @@ import type {
 } from "../../ports/collection.js";
 import type { Condition } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
-import { lookupValues, rowFilter } from "./row-filter.js";
+import { lookupValues, rowFilter } from "../../core/row-filter.js";
 import type { CacheableCollection, StoredRow } from "./source.js";
 import { TableCache, USER_COLUMN } from "./table-cache.js";
 import type { RowHit, UserRows } from "./user-rows.js";

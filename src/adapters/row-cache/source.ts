@@ -1,5 +1,5 @@
 import type { AppendableCollection, Keyed, VersionedCollection } from "../../ports/collection.js";
-import type { ColumnRow } from "./row-filter.js";
+import type { ColumnRow } from "../../core/row-filter.js";
 
 /**
  * What the row cache asks of the storage collection it sits on. The cache never reaches into the

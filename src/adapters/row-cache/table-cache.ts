@@ -1,6 +1,6 @@
 import type { Keyed } from "../../ports/collection.js";
 import type { CacheBudget } from "./cache-budget.js";
-import type { ColumnRow } from "./row-filter.js";
+import type { ColumnRow } from "../../core/row-filter.js";
 import type { CacheSource, StoredRow, WriteMode } from "./source.js";
 import { UserRows, type RowHit } from "./user-rows.js";
 import type { Warmer } from "./warmer.js";

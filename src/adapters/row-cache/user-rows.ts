@@ -1,6 +1,6 @@
 import { ftsTerms } from "./fts-terms.js";
 import { Postings } from "./postings.js";
-import type { ColumnRow } from "./row-filter.js";
+import type { ColumnRow } from "../../core/row-filter.js";
 
 /**
  * Heap bytes of one cached row beyond its vector, text and term list: the row object and its

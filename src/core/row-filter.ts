@@ -1,4 +1,4 @@
-import type { Condition, Scalar } from "../../core/condition.js";
+import type { Condition, Scalar } from "./condition.js";
 
 /** A stored row keyed by column name, as the filter sees it (lists as arrays, SQL NULL as null). */
 export type ColumnRow = Readonly<Record<string, unknown>>;
