@@ -1,3 +1,4 @@
+import type { Vector } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { arrow } from "../../src/adapters/lancedb/arrow.js";
 import { columnCells } from "../../src/adapters/lancedb/arrow-cells.js";
@@ -22,7 +23,7 @@ describe("columnCells", () => {
     list: vectorFromArray([["a", "b"], [], null, ["ç", null], ["e"]], new List(new Field("item", new Utf8(), true))),
   };
 
-  for (const [name, column] of Object.entries(columns)) {
+  for (const [name, column] of Object.entries(columns) as [string, Vector][]) {
     it(`reads a ${name} column as Arrow does, whole and sliced`, () => {
       expect(columnCells(column)).toEqual(viaArrow(column));
       const sliced = column.slice(1, 4);

@@ -278,6 +278,25 @@ describe("hot-row cache", () => {
     expect(hot.forUser("nobody-yet").inMemory()).toBe(false);
   });
 
+  it("does not keep a bulk import current for an end-user nobody has read since holding them, and does for one read since", async () => {
+    const store = open(await freshDir());
+    const hot = await store.collection("t", MEMORIES);
+    await hot.upsert(rows("small", 3)); // a new end-user's first write: held (empty) and kept current
+    expect(hot.forUser("small").inMemory()).toBe(true);
+    await hot.upsert(rows("bulk", 300)); // a new end-user imported in one bulk batch, never read
+    expect(hot.forUser("bulk").inMemory()).toBe(false);
+    const fresh = store.cacheCounters.fresh;
+    expect(await hot.forUser("bulk").count(where.all())).toBe(300); // the engine answers
+    expect(store.cacheCounters.fresh).toBe(fresh);
+    // Read since held: the next bulk write is applied, and reads stay in memory and current.
+    expect(await hot.forUser("small").count(where.all())).toBe(3);
+    await hot.upsert(rows("small", 300));
+    expect(hot.forUser("small").inMemory()).toBe(true);
+    const hits = store.cacheCounters.hits;
+    expect(await hot.forUser("small").count(where.all())).toBe(300);
+    expect(store.cacheCounters.hits).toBe(hits + 1);
+  });
+
   it("keeps within its byte budget by evicting whole end-users", async () => {
     const store = open(await freshDir(), 15_000);
     const hot = await store.collection("t", MEMORIES);

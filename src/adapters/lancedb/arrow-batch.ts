@@ -83,11 +83,14 @@ function columnData(field: Field, values: readonly unknown[]): Data | undefined 
   }
 }
 
-/** Rows (column name → value, as codecs make them) as an Arrow table of `schema`. */
-export function rowsToArrow(rows: readonly Record<string, unknown>[], schema: Schema): ArrowTable {
+/**
+ * Rows (column name → value, as codecs make them) as an Arrow table of `schema`; `columns` gives
+ * the values of columns the rows do not carry (a packed column, `packed-row.ts`).
+ */
+export function rowsToArrow(rows: readonly Record<string, unknown>[], schema: Schema, columns: Readonly<Record<string, readonly unknown[]>> = {}): ArrowTable {
   const children: Data[] = [];
   for (const field of schema.fields) {
-    const data = columnData(field, rows.map((r) => r[field.name]));
+    const data = columnData(field, columns[field.name] ?? rows.map((r) => r[field.name]));
     if (!data) return makeArrowTable(rows as Record<string, unknown>[], { schema }) as unknown as ArrowTable;
     children.push(data);
   }

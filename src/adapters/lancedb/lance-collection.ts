@@ -6,6 +6,7 @@ import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
 import { rowsToArrow } from "./arrow-batch.js";
 import { columnCells } from "./arrow-cells.js";
+import { type PackedColumns, packRow, unpackRow } from "./packed-row.js";
 import { renderCondition } from "./filter.js";
 import { type ColumnRow, lookupValues, rowFilter } from "../../core/row-filter.js";
 import type { CacheableCollection, CommitObserver, LoadedRows, StoredRow, WriteHooks } from "../row-cache/source.js";
@@ -22,6 +23,8 @@ export interface Codec<T> {
   columns: readonly string[];
   vectorColumn?: string;
   textColumn?: string;
+  /** The kind keeps its row's other columns once more in one column, for reads of whole records (`packed-row.ts`). */
+  packed?: PackedColumns;
 }
 
 /** The column `forUser` narrows reads to. */
@@ -176,23 +179,23 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     return this.table.countRows(renderCondition(condition));
   }
 
-  /** Scored rows may come with their vectors (`withoutVector` permits leaving them out; see `nearestNow`). */
-  nearest(vector: Float32Array, condition: Condition, limit: number, _options: ScoreOptions = {}): Promise<Scored<T>[]> {
-    return this.nearestNow(vector, condition, limit, false);
+  /** Scored rows may come with their vectors (`withoutVector` permits leaving them out). */
+  nearest(vector: Float32Array, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+    return this.nearestNow(vector, condition, limit, false, options);
   }
 
   /** `exact`: skip any vector index (a filter on one end-user selects few rows, see `forUser`). */
-  private async nearestNow(vector: Float32Array, condition: Condition, limit: number, exact: boolean): Promise<Scored<T>[]> {
+  private async nearestNow(vector: Float32Array, condition: Condition, limit: number, exact: boolean, options: ScoreOptions = {}): Promise<Scored<T>[]> {
     const column = this.codec.vectorColumn;
     if (!column) throw new Error("collection has no vector column");
     let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
     if (exact) q = q.bypassVectorIndex();
-    // `withoutVector` is not turned into a projection here: a vector search that names its output
-    // columns took ~3 ms more per query on a 125k-row shard than one reading every column, in a
-    // bare process (no gain visible at the server level; 1M
-    // memories in 8 shards, 150 random users, 2026-12-06 19:53 UTC, quiet), and its hits are few.
+    // Without a packed column, `withoutVector` is not turned into a projection: a vector search that
+    // named its 31 other columns took ~3 ms more per query on a 125k-row shard than one reading
+    // every column (2026-12-06). Naming the four a packed table needs is faster than either.
+    if (this.codec.packed) q = q.select([...this.recordColumns(!options.withoutVector), "_distance"]);
     return this.decoded(await q.toArrow(), (row, r) => ({ row, score: 1 - Number(r._distance) }));
   }
 
@@ -202,7 +205,8 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
-    if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
+    if (this.codec.packed) q = q.select([...this.recordColumns(!options.withoutVector), "_score"]);
+    else if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
     return this.decoded(await q.toArrow(), (row, r) => ({ row, score: Number(r._score) }));
   }
 
@@ -217,7 +221,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
       count: (c) => this.count(mine(c)),
       // One end-user's rows are few: an exact scan of them beats an ANN index (which could also
       // return fewer than `limit` rows after filtering).
-      nearest: (vector, c, limit) => this.nearestNow(vector, mine(c), limit, true),
+      nearest: (vector, c, limit, options) => this.nearestNow(vector, mine(c), limit, true, options),
       match: (text, c, limit, options) => this.match(text, mine(c), limit, options),
       delete: (c) => this.queue.submit(null, { condition: mine(c), user }),
       inMemory: () => false,
@@ -241,10 +245,11 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     let query = this.table.query().where(filter).limit(limit + 1);
     const vectorColumn = this.codec.vectorColumn;
     if (!withVectors && vectorColumn) query = query.select(this.storedColumnsWithoutVector());
+    else if (this.codec.packed) query = query.select(this.codec.columns.filter((c) => c !== this.codec.packed?.column));
     const table = await query.toArrow();
     // An empty result may come without a schema: take the columns from the table.
     const schema = table.numRows > 0 ? table.schema : await this.table.schema();
-    const columns = schema.fields.map((f) => f.name).filter((n) => n !== vectorColumn);
+    const columns = schema.fields.map((f) => f.name).filter((n) => n !== vectorColumn && n !== this.codec.packed?.column);
     // Column-wise decoding: iterating a column is far cheaper than `get(i)` per cell.
     const cells = columns.map((c) => columnCells(table.getChild(c)));
     const dimension = withVectors ? await this.dimension() : 0;
@@ -355,44 +360,86 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     if (values !== undefined && values.size === 0) return [];
     const sql = renderCondition(key === undefined ? condition : where.in(key, [...values!]));
     if (sql) q = q.where(sql);
-    if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
+    if (this.codec.packed) q = q.select(this.recordColumns(!options.withoutVector));
+    else if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
     if (key === undefined) {
       if (options.limit !== undefined) q = q.limit(options.limit);
       return this.decoded(await q.toArrow(), (row) => row);
     }
-    const rows = this.decoded(await q.toArrow(), (row) => row, rowFilter(condition));
+    const rows = await this.decoded(await q.toArrow(), (row) => row, rowFilter(condition));
     return options.limit === undefined ? rows : rows.slice(0, options.limit);
+  }
+
+  /** What a read of whole records selects from a table with a packed column: it, the direct columns, and the vector when wanted. */
+  private recordColumns(withVector: boolean): string[] {
+    const packed = this.codec.packed!;
+    const vector = withVector && this.codec.vectorColumn ? [this.codec.vectorColumn] : [];
+    return [...packed.direct, packed.column, ...vector];
   }
 
   /**
    * Records from an engine result, decoded column by column: `toArray()` hands out Arrow row
    * proxies whose every cell read goes through a getter, which cost a recall's three engine reads
    * ~5 ms more than the queries themselves (100k rows, 2026-12-05). `make` gets each record and
-   * its raw cells (for `_distance` / `_score`).
+   * its cells (for `_distance` / `_score`); `keep`, when given, sees the cells first. A packed
+   * column is unpacked into the cells; rows without it (stored before it existed, or by an older
+   * release beside this one) are read again whole, by id, in one more read.
    */
-  private decoded<R>(table: ArrowTable, make: (record: T, cells: Record<string, unknown>) => R, keep?: (cells: ColumnRow) => boolean): R[] {
+  private async decoded<R>(table: ArrowTable, make: (record: T, cells: Record<string, unknown>) => R, keep?: (cells: ColumnRow) => boolean): Promise<R[]> {
+    const { rows, vectors } = this.cellsOf(table);
+    const packed = this.codec.packed?.column;
+    const unpacked = packed !== undefined && table.schema.fields.some((f) => f.name === packed);
+    const missing = unpacked ? rows.filter((r) => r[packed] === null).map((r) => String(r.id)) : [];
+    const whole = missing.length > 0 ? await this.wholeRows(missing, vectors !== undefined) : undefined;
+    const out: R[] = [];
+    rows.forEach((cells, i) => {
+      let row = cells;
+      let vector = vectors?.[i];
+      if (unpacked) {
+        const stored = cells[packed] === null ? whole?.get(String(cells.id)) : undefined;
+        if (cells[packed] === null && stored === undefined) return; // deleted between the two reads
+        row = stored ? { ...stored.row, ...cells } : unpackRow(String(cells[packed]), this.codec.packed!, { ...cells });
+        delete row[packed];
+        vector = stored?.vector ?? vector;
+      }
+      if (keep && !keep(row)) return;
+      out.push(make(this.codec.fromRow(row, vector), row));
+    });
+    return out;
+  }
+
+  /** Every row of `ids` with every column (and its vector when `withVector`), by id. */
+  private async wholeRows(ids: readonly string[], withVector: boolean): Promise<Map<string, { row: Record<string, unknown>; vector?: Float32Array }>> {
+    let q = this.table.query().where(renderCondition(where.in("id", ids))!);
+    if (!withVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
+    const { rows, vectors } = this.cellsOf(await q.toArrow());
+    return new Map(rows.map((row, i) => [String(row.id), { row, vector: vectors?.[i] }]));
+  }
+
+  /** The cells of each result row (lists as arrays, SQL NULL as null) and, when read, each row's own copy of its vector. */
+  private cellsOf(table: ArrowTable): { rows: Record<string, unknown>[]; vectors?: Float32Array[] } {
     const n = table.numRows;
-    if (n === 0) return [];
+    if (n === 0) return { rows: [] };
     const vectorColumn = this.codec.vectorColumn;
     const columns = table.schema.fields.map((f) => f.name).filter((name) => name !== vectorColumn);
     const cells = columns.map((c) => columnCells(table.getChild(c)));
     const vectorField = vectorColumn ? table.schema.fields.find((f) => f.name === vectorColumn) : undefined;
     const dimension = (vectorField?.type as { listSize?: number } | undefined)?.listSize ?? 0;
-    const vectors = vectorField && dimension > 0 ? flatVectors(table.getChild(vectorColumn!), dimension) : undefined;
-    const out: R[] = [];
+    const flat = vectorField && dimension > 0 ? flatVectors(table.getChild(vectorColumn!), dimension) : undefined;
+    const rows: Record<string, unknown>[] = new Array(n);
     for (let i = 0; i < n; i++) {
       const row: Record<string, unknown> = {};
       for (let j = 0; j < columns.length; j++) row[columns[j]] = cells[j][i] ?? null;
-      if (keep && !keep(row)) continue;
-      // Each record gets its own copy: callers may keep one vector and drop the rest.
-      out.push(make(this.codec.fromRow(row, vectors ? vectors.slice(i * dimension, (i + 1) * dimension) : undefined), row));
+      rows[i] = row;
     }
-    return out;
+    // Each record gets its own copy: callers may keep one vector and drop the rest.
+    const vectors = flat ? Array.from({ length: n }, (_, i) => flat.slice(i * dimension, (i + 1) * dimension)) : undefined;
+    return { rows, vectors };
   }
 
   /** Every stored column but the vector (a projection that keeps the engine from reading vectors). */
   private storedColumnsWithoutVector(): string[] {
-    return this.codec.columns.filter((c) => c !== this.codec.vectorColumn);
+    return this.codec.columns.filter((c) => c !== this.codec.vectorColumn && c !== this.codec.packed?.column);
   }
 
   /**
@@ -402,8 +449,13 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   private async encode(records: readonly T[]): Promise<{ data: ArrowTable; stored: StoredRow[] }> {
     const rows = records.map((r) => this.codec.toRow(r));
     this.schema ??= await this.table.schema();
-    const data = rowsToArrow(rows, this.schema);
-    return { data, stored: rows.map((row, i) => ({ id: records[i].id, row })) };
+    return { data: this.arrowOf(rows), stored: rows.map((row, i) => ({ id: records[i].id, row })) };
+  }
+
+  /** Stored rows as one Arrow table of the table's schema, with their packed copy (which goes to the engine only; the observer keeps the columns). */
+  private arrowOf(rows: readonly Record<string, unknown>[]): ArrowTable {
+    const packed = this.codec.packed;
+    return rowsToArrow(rows, this.schema!, packed ? { [packed.column]: rows.map((row) => packRow(row, packed)) } : {});
   }
 
   /** Runs one engine write, telling the observer when it starts and what it committed. */
@@ -491,11 +543,11 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
       const fresh = stored.filter((r) => !known.has(r.id));
       const existing = mode === "upsert" ? stored.filter((r) => known.has(r.id)) : [];
       if (fresh.length > 0) {
-        const batch = fresh.length === stored.length ? data : rowsToArrow(fresh.map((r) => r.row), this.schema!);
+        const batch = fresh.length === stored.length ? data : this.arrowOf(fresh.map((r) => r.row));
         await this.tracked(() => this.table.add(batch), (o, v) => o.committed(v, fresh, "insertNew"));
       }
       if (existing.length > 0) {
-        const batch = rowsToArrow(existing.map((r) => r.row), this.schema!);
+        const batch = this.arrowOf(existing.map((r) => r.row));
         const merge = () => this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(batch);
         await this.tracked(merge, (o, v) => o.committed(v, existing, "upsert"));
       }

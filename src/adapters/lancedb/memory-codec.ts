@@ -3,8 +3,12 @@ import type { FactTypeName, MemoryRecord } from "../../core/records.js";
 import { turnKey } from "../../core/turn-key.js";
 import { arrow, col, toStrings, toVector } from "./arrow.js";
 import type { Codec } from "./lance-collection.js";
+import { packedColumns } from "./packed-row.js";
 
 const SCOPE = ["namespace", "agent", "session", "user"] as const;
+
+/** The memory row's packed column: every column but `id`, `text` and `vector`, read beside those three. */
+const PACKED_COLUMN = "fields";
 
 /** The `memories` table schema for a given embedding dimension. */
 export function memorySchema(dimension: number): Schema {
@@ -41,6 +45,9 @@ export function memorySchema(dimension: number): Schema {
     // `turnKey` of a raw turn's scope and position (null for other rows, and for rows stored before
     // the column existed: `unkeyedTurn`). Btree-indexed: the adjacent-turn read is a lookup on it.
     col.float("turn_key", true),
+    // Every column above but `id`, `text` and `vector`, once more as JSON (`packed-row.ts`): reads of
+    // whole rows select it and those three. Nullable: an older table gets it added, empty.
+    col.text(PACKED_COLUMN, true),
   ]);
 }
 
@@ -49,11 +56,20 @@ export function tagPairs(tags: Record<string, string>): string[] {
   return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
 }
 
+/** Its columns in schema order; new columns are only ever appended (see `PackedColumns.holds`). */
+const MEMORY_PACKED = packedColumns(
+  memorySchema(1).fields.map((f) => f.name),
+  PACKED_COLUMN,
+  ["id", "text"],
+  "vector",
+);
+
 /** Maps `MemoryRecord` ↔ row. */
 export const memoryCodec: Codec<MemoryRecord> = {
   columns: memorySchema(1).fields.map((f) => f.name),
   vectorColumn: "vector",
   textColumn: "text",
+  packed: MEMORY_PACKED,
   toRow: (m) => ({
     id: m.id,
     namespace: m.namespace,
