@@ -278,13 +278,21 @@ describe("hot-row cache", () => {
     expect(hot.forUser("nobody-yet").inMemory()).toBe(false);
   });
 
-  it("does not keep a bulk import current for an end-user nobody has read since holding them, and does for one read since", async () => {
-    const store = open(await freshDir());
+  it("once its budget is full, does not keep a bulk import for an end-user nobody has read since holding them, and does for one read since", async () => {
+    const roomy = open(await freshDir());
+    const hot1 = await roomy.collection("t", MEMORIES);
+    await hot1.upsert(rows("bulk", 300)); // with room, a new end-user's bulk import is held
+    expect(hot1.forUser("bulk").inMemory()).toBe(true);
+
+    const store = open(await freshDir(), 400_000); // room for ~400 rows
     const hot = await store.collection("t", MEMORIES);
     await hot.upsert(rows("small", 3)); // a new end-user's first write: held (empty) and kept current
     expect(hot.forUser("small").inMemory()).toBe(true);
-    await hot.upsert(rows("bulk", 300)); // a new end-user imported in one bulk batch, never read
+    await hot.upsert(rows("filler", 260)); // fits: held
+    expect(hot.forUser("filler").inMemory()).toBe(true);
+    await hot.upsert(rows("bulk", 300)); // a new end-user imported in one bulk batch, never read, does not fit
     expect(hot.forUser("bulk").inMemory()).toBe(false);
+    expect(hot.forUser("filler").inMemory()).toBe(true); // nobody evicted for it
     const fresh = store.cacheCounters.fresh;
     expect(await hot.forUser("bulk").count(where.all())).toBe(300); // the engine answers
     expect(store.cacheCounters.fresh).toBe(fresh);

@@ -62,6 +62,11 @@ export class CacheBudget {
     this.publish();
   }
 
+  /** Whether `bytes` more fit without evicting anyone. */
+  fits(bytes: number): boolean {
+    return this.total + bytes <= this.maxBytes;
+  }
+
   /** The key evicted next (least recently used), if any. */
   victim(): string | undefined {
     return this.entries.keys().next().value;

@@ -2,7 +2,7 @@ import type { Keyed } from "../../ports/collection.js";
 import type { CacheBudget } from "./cache-budget.js";
 import type { ColumnRow } from "../../core/row-filter.js";
 import type { CacheSource, StoredRow, WriteMode } from "./source.js";
-import { UserRows, type RowHit } from "./user-rows.js";
+import { rowBytes, UserRows, type RowHit } from "./user-rows.js";
 import type { Warmer } from "./warmer.js";
 
 /** The column that names a row's end-user (see `Collection.forUser`). */
@@ -43,7 +43,7 @@ interface CommittedRow {
   vector: Float32Array;
 }
 
-/** A commit bringing more rows than this to a held end-user nobody has read since is not applied: the user is dropped (see `committed`). */
+/** A commit bringing more rows than this to a held end-user nobody has read since, once the budget is full, is not applied: the user is dropped (see `committed`). */
 const BULK_ROWS = 256;
 
 /** Rows a load puts between two turns of the event loop. */
@@ -279,11 +279,13 @@ export class TableCache {
     }
     for (const [user, group] of byUser ?? []) {
       const p = this.users.get(user);
-      if (p && group.length > BULK_ROWS && !this.read.has(user)) {
-        // A bulk import for an end-user nobody has read since they were held (a new end-user,
-        // held empty by the write's id check): not kept current here. Indexing 1,000 rows a batch
-        // for users the budget then evicts unread cost the main thread ~15% of a 300k-row ingest
-        // (CPU profile, 2026-12-07); they are loaded like anyone else once read twice.
+      if (p && group.length > BULK_ROWS && !this.read.has(user) && !this.options.budget.fits(this.bytesOf(group))) {
+        // A bulk import, once the budget is full, for an end-user nobody has read since they were
+        // held (a new end-user, held empty by the write's id check): not kept here, since it
+        // would evict users someone reads. During a 1M-row import, indexing each 1,000-row batch
+        // for users the budget then evicted unread took ~15% of the main thread (CPU profile of a
+        // 300k-row ingest, 2026-12-07). Such users are loaded like anyone else once read twice;
+        // until then their writes ask the engine which ids exist.
         this.drop(user);
         continue;
       }
@@ -329,6 +331,12 @@ export class TableCache {
     this.options.budget.forget(this.budgetKey(user));
     const l = this.loading.get(user);
     if (l) l.dead = true;
+  }
+
+  /** Estimated bytes `rows` would add to a held end-user. */
+  private bytesOf(rows: readonly CommittedRow[]): number {
+    const text = this.options.source.textColumn;
+    return rows.reduce((n, r) => n + rowBytes(r.vector.length, text ? String(r.row[text] ?? "") : ""), 0);
   }
 
   /** The end-user's rows are no longer held. */

@@ -9,6 +9,11 @@ import type { ColumnRow } from "../../core/row-filter.js";
  * vector; an episode row ~0.9 KB.
  */
 const ROW_OVERHEAD = 900;
+
+/** Estimated heap bytes of one held row: its vector, its text, and the rest. */
+export function rowBytes(dimension: number, text: string): number {
+  return dimension * 4 + text.length * 2 + ROW_OVERHEAD;
+}
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
 const EMPTY_VECTOR = new Float32Array(0);
 
@@ -125,7 +130,7 @@ export class UserRows {
     this.rows.push(this.compact(row));
     this.setVector(at, vector);
     this.indexTerms(at, text);
-    this.bytes += this.dimension * 4 + text.length * 2 + ROW_OVERHEAD;
+    this.bytes += rowBytes(this.dimension, text);
   }
 
   private setVector(at: number, vector: Float32Array): void {
