@@ -70,8 +70,12 @@ async function rawTable() {
   }
 }
 
-/** Drops columns from the `memories` table, so it looks like one an older version wrote. */
-async function dropColumns(columns: string[]) {
+/**
+ * Drops columns from the `memories` table, so it looks like one an older version wrote; with them
+ * the row's packed copy (`fields`), which is newer than both and would still hold their values.
+ */
+async function dropColumns(dropped: string[]) {
+  const columns = [...dropped, "fields"];
   const db = await lancedb.connect(dir);
   const table = await db.openTable("memories__default");
   const have = new Set((await table.schema()).fields.map((f) => f.name));

@@ -86,11 +86,13 @@ describe("memory rows with a packed column", () => {
     for (const s of words) expect(comparable(s.row)).toEqual(byId.get(s.row.id));
   });
 
-  it("reads rows stored without it (an older release) whole, by id, on every route", async () => {
+  it("reads rows stored without it (an older release), or with a copy that does not parse, whole, by id, on every route", async () => {
     const { engine } = await open();
     await engine.upsert(rows);
     // As an older release wrote them: the packed column empty.
     await engine.exclusive((table) => table.update({ where: "id IN ('a', 'c')", valuesSql: { fields: "NULL" } }));
+    // And one whose copy does not parse (written by something else): read whole as well.
+    await engine.exclusive((table) => table.update({ where: "id = 'b'", valuesSql: { fields: "'not json'" } }));
     const byId = new Map(rows.map((r) => [r.id, comparable(r)]));
     const found = await engine.find(where.all());
     expect(found.map((r) => r.id).sort()).toEqual(["a", "b", "c"]);

@@ -387,25 +387,37 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
    */
   private async decoded<R>(table: ArrowTable, make: (record: T, cells: Record<string, unknown>) => R, keep?: (cells: ColumnRow) => boolean): Promise<R[]> {
     const { rows, vectors } = this.cellsOf(table);
-    const packed = this.codec.packed?.column;
-    const unpacked = packed !== undefined && table.schema.fields.some((f) => f.name === packed);
-    const missing = unpacked ? rows.filter((r) => r[packed] === null).map((r) => String(r.id)) : [];
+    const packed = this.codec.packed;
+    const unpacked = packed !== undefined && table.schema.fields.some((f) => f.name === packed.column);
+    const full = unpacked ? rows.map((cells) => this.unpacked(cells, packed)) : [];
+    const missing = unpacked ? rows.filter((_, i) => full[i] === undefined).map((r) => String(r.id)) : [];
     const whole = missing.length > 0 ? await this.wholeRows(missing, vectors !== undefined) : undefined;
     const out: R[] = [];
     rows.forEach((cells, i) => {
       let row = cells;
       let vector = vectors?.[i];
       if (unpacked) {
-        const stored = cells[packed] === null ? whole?.get(String(cells.id)) : undefined;
-        if (cells[packed] === null && stored === undefined) return; // deleted between the two reads
-        row = stored ? { ...stored.row, ...cells } : unpackRow(String(cells[packed]), this.codec.packed!, { ...cells });
-        delete row[packed];
+        const stored = full[i] === undefined ? whole?.get(String(cells.id)) : undefined;
+        if (full[i] === undefined && stored === undefined) return; // deleted between the two reads
+        row = stored ? { ...stored.row, ...cells } : full[i]!;
+        delete row[packed.column];
         vector = stored?.vector ?? vector;
       }
       if (keep && !keep(row)) return;
       out.push(make(this.codec.fromRow(row, vector), row));
     });
     return out;
+  }
+
+  /** A row's cells with its packed columns unpacked; undefined when it has no packed copy (or one that does not parse). */
+  private unpacked(cells: Record<string, unknown>, packed: PackedColumns): Record<string, unknown> | undefined {
+    const json = cells[packed.column];
+    if (typeof json !== "string") return undefined;
+    try {
+      return unpackRow(json, packed, { ...cells });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Every row of `ids` with every column (and its vector when `withVector`), by id. */

@@ -35,7 +35,8 @@ export function packRow(row: Readonly<Record<string, unknown>>, packed: PackedCo
 
 /** The packed columns back from their JSON, into `into`. */
 export function unpackRow(json: string, packed: PackedColumns, into: Record<string, unknown>): Record<string, unknown> {
-  const values = JSON.parse(json) as unknown[];
+  const values: unknown = JSON.parse(json);
+  if (!Array.isArray(values)) throw new Error("a packed row is a JSON array");
   packed.holds.forEach((c, i) => {
     into[c] = i < values.length ? values[i] : null;
   });
