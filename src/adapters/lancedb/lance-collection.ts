@@ -1,6 +1,6 @@
 import type { Table } from "@lancedb/lancedb";
 import type { FindOptions, Keyed, Scored, ScoreOptions, UserCollection } from "../../ports/collection.js";
-import type { Condition } from "../../core/condition.js";
+import type { Condition, Scalar } from "../../core/condition.js";
 import { where } from "../../core/condition.js";
 import type { WriteFence } from "../../ports/write-fence.js";
 import type { Schema, Table as ArrowTable } from "apache-arrow";
@@ -355,10 +355,10 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
    */
   private async engineFind(condition: Condition, options: FindOptions = {}): Promise<T[]> {
     let q = this.table.query();
-    const key = this.keys.find((c) => lookupValues(condition, c) !== undefined);
-    const values = key === undefined ? undefined : lookupValues(condition, key)!;
-    if (values !== undefined && values.size === 0) return [];
-    const sql = renderCondition(key === undefined ? condition : where.in(key, [...values!]));
+    const lookup = this.keyLookup(condition);
+    if (lookup !== undefined && lookup.values.size === 0) return [];
+    const key = lookup?.key;
+    const sql = renderCondition(lookup === undefined ? condition : where.in(lookup.key, [...lookup.values]));
     if (sql) q = q.where(sql);
     if (this.codec.packed) q = q.select(this.recordColumns(!options.withoutVector));
     else if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
@@ -368,6 +368,15 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     }
     const rows = await this.decoded(await q.toArrow(), (row) => row, rowFilter(condition));
     return options.limit === undefined ? rows : rows.slice(0, options.limit);
+  }
+
+  /** The first key column `condition` restricts, with the values it allows. */
+  private keyLookup(condition: Condition): { key: string; values: ReadonlySet<Scalar> } | undefined {
+    for (const key of this.keys) {
+      const values = lookupValues(condition, key);
+      if (values !== undefined) return { key, values };
+    }
+    return undefined;
   }
 
   /** What a read of whole records selects from a table with a packed column: it, the direct columns, and the vector when wanted. */

@@ -378,7 +378,7 @@ export class UserRows {
     const last = this.ids.length - 1;
     const gone = this.termIdsAt(at);
     for (const id of gone) this.postings.remove(id, at);
-    this.bytes -= this.dimension * 4 + this.textAt(at).length * 2 + ROW_OVERHEAD + gone.size * 16;
+    this.bytes -= rowBytes(this.dimension, this.textAt(at)) + gone.size * 16;
     this.totalLength -= this.lengths[at];
     this.slot.delete(this.ids[at]);
     if (at !== last) {
