@@ -31,6 +31,9 @@ export interface ServerProcess {
 /** The allocator settings `npm start` uses (see docs/operations.md "Memory"), unless the caller's environment sets them. */
 const MALLOC_ENV = { MALLOC_ARENA_MAX: "2" };
 
+/** The V8 flags `npm start` passes (see docs/operations.md "Memory"): a 64 MiB young generation. */
+const NODE_ARGS = ["--max-semi-space-size=64"];
+
 /** A free loopback port. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -65,7 +68,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const child: ChildProcess = spawn(
     process.execPath,
     // BENCH_SERVER_NODE_ARGS: node flags NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-    [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), ...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
+    [...NODE_ARGS, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), ...cli, "serve", "--data", options.data, "--port", String(port), "--embedder", "hash"],
     {
       cwd: ROOT,
       // BENCH_SERVER_NODE_OPTIONS reaches the server only (e.g. `--import` of a GC observer).

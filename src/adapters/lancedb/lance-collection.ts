@@ -408,8 +408,10 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
       if (unpacked) {
         const stored = full[i] === undefined ? whole?.get(String(cells.id)) : undefined;
         if (full[i] === undefined && stored === undefined) return; // deleted between the two reads
-        row = stored ? { ...stored.row, ...cells } : full[i]!;
-        delete row[packed.column];
+        if (stored) {
+          row = { ...stored.row, ...cells };
+          delete row[packed.column];
+        } else row = full[i]!;
         vector = stored?.vector ?? vector;
       }
       if (keep && !keep(row)) return;
@@ -423,7 +425,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     const json = cells[packed.column];
     if (typeof json !== "string") return undefined;
     try {
-      return unpackRow(json, packed, { ...cells });
+      return unpackRow(json, packed, cells);
     } catch {
       return undefined;
     }
