@@ -34,6 +34,12 @@ export interface AgentMemOptions {
   apiKey?: string;
   /** Wire protocol (default `connect`, over HTTP/1.1). `grpc` uses HTTP/2. */
   protocol?: "connect" | "grpc" | "grpc-web";
+  /**
+   * HTTP/2 (`grpc`): close a connection after this long without a call (default 30,000). Keep it
+   * below the server's `AGENTMEM_IDLE_TIMEOUT_SECONDS` (60 s): a server that closes an idle
+   * connection first refuses the calls a client sends in the moment its GOAWAY is on the wire.
+   */
+  idleConnectionTimeoutMs?: number;
   /** A ready transport instead of the above (tests, custom stacks). */
   transport?: Transport;
 }
@@ -162,7 +168,7 @@ function makeTransport(options: AgentMemOptions): Transport {
   const base = { baseUrl: options.baseUrl, interceptors };
   switch (options.protocol ?? "connect") {
     case "grpc":
-      return createGrpcTransport({ ...base });
+      return createGrpcTransport({ ...base, idleConnectionTimeoutMs: options.idleConnectionTimeoutMs ?? 30_000 });
     case "grpc-web":
       return createGrpcWebTransport({ ...base, httpVersion: "1.1" });
     default:
