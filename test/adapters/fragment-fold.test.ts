@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as lancedb from "@lancedb/lancedb";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { fragmentRows, planFold, planTidy, TARGET_FRAGMENT_ROWS } from "../../src/adapters/lancedb/fragment-fold.js";
+import { fold, fragmentRows, planFold, planTidy, TARGET_FRAGMENT_ROWS } from "../../src/adapters/lancedb/fragment-fold.js";
 import { EPISODES, LanceStore } from "../../src/adapters/lancedb/lance-store.js";
 import { Maintainer } from "../../src/adapters/lancedb/maintenance.js";
 import { where } from "../../src/core/condition.js";
@@ -112,6 +113,23 @@ describe("fold before optimize (real LanceDB)", () => {
     expect(again.size).toBe(2);
     expect(maintainer.counters.rowsRewritten).toBe(12 + 20);
     expect(await episodes.count(where.all())).toBe(420);
+  });
+
+  it("folds a table that single writes left in 600 fragments (one filter naming each was refused)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agentmem-fold-many-"));
+    dirs.push(dir);
+    const db = await lancedb.connect(dir);
+    const table = await db.createTable("t", [{ id: "base", n: 0 }]);
+    await table.createIndex("id", { config: lancedb.Index.btree() });
+    for (let i = 1; i <= 600; i++) await table.add([{ id: `r${i}`, n: i }]);
+    const rows = await fragmentRows(table);
+    const fragments = [...rows.keys()].filter((f) => f !== 0);
+    expect(fragments.length).toBe(600);
+    // LanceDB refuses a filter of more than 500 conditions; consecutive fragments are one range.
+    expect(await fold(table, { base: 0, fragments, rows: 600 })).toBe(600);
+    expect((await fragmentRows(table)).size).toBe(2);
+    expect(await table.countRows()).toBe(601);
+    table.close();
   });
 
   it("rewrites the table whole when folds are off, and counts the rows it rewrote", async () => {

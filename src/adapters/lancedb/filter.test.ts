@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { where } from "../../core/condition.js";
-import { inFragments, literal, renderCondition } from "./filter.js";
+import { inFragments, literal, MAX_FRAGMENT_RUNS, renderCondition } from "./filter.js";
 
 describe("filter rendering", () => {
   it("escapes quotes in string values", () => {
@@ -22,9 +22,15 @@ describe("filter rendering", () => {
   });
 
   it("selects fragments by row address, exactly past 2^53", () => {
-    expect(inFragments([0, 3])).toBe("(_rowid >= 0 AND _rowid < 4294967296) OR (_rowid >= 12884901888 AND _rowid < 17179869184)");
-    expect(inFragments([3_000_000])).toContain("_rowid >= 12884901888000000 AND");
-    expect(inFragments([])).toBe("FALSE");
+    expect(inFragments([0, 3])).toEqual(["(_rowid >= 0 AND _rowid < 4294967296) OR (_rowid >= 12884901888 AND _rowid < 17179869184)"]);
+    expect(inFragments([3_000_000])[0]).toContain("_rowid >= 12884901888000000 AND");
+    expect(inFragments([])).toEqual([]);
     expect(() => inFragments([-1])).toThrow(/fragment id/);
+    // Consecutive ids are one range; past MAX_FRAGMENT_RUNS ranges, another filter.
+    expect(inFragments([5, 3, 4, 7], "_rowaddr")).toEqual([`(_rowaddr >= ${3n << 32n} AND _rowaddr < ${6n << 32n}) OR (_rowaddr >= ${7n << 32n} AND _rowaddr < ${8n << 32n})`]);
+    expect(inFragments(Array.from({ length: 1000 }, (_, i) => i))).toHaveLength(1);
+    const scattered = inFragments(Array.from({ length: 450 }, (_, i) => 2 * i));
+    expect(scattered).toHaveLength(3);
+    for (const f of scattered) expect(f.split(" AND ").length - 1).toBeLessThanOrEqual(MAX_FRAGMENT_RUNS);
   });
 });

@@ -59,16 +59,27 @@ export function renderCondition(condition: Condition): string | undefined {
   }
 }
 
+/** At most this many runs of fragment ids in one filter (two conditions each; LanceDB refuses more than 500). */
+export const MAX_FRAGMENT_RUNS = 200;
+
 /**
  * The rows stored in the given fragments, by row address (`_rowid` is the fragment id in the high
- * 32 bits and the offset in the low ones while a table has no stable row ids, LanceDB's default).
+ * 32 bits and the offset in the low ones while a table has no stable row ids, LanceDB's default;
+ * `_rowaddr` always is). Consecutive ids make one range, and the ranges are split over as many
+ * filters as keep each under LanceDB's 500 conditions: a tidy fold of a shard that single writes
+ * had left in 300 fragments named 600 and failed ("the filter expression is too long").
  */
-export function inFragments(fragmentIds: readonly number[]): string {
-  if (fragmentIds.length === 0) return "FALSE";
-  return fragmentIds
-    .map((id) => {
-      if (!Number.isSafeInteger(id) || id < 0 || id > 0xffffffff) throw new Error(`invalid fragment id ${id}`);
-      return `(_rowid >= ${BigInt(id) << 32n} AND _rowid < ${BigInt(id + 1) << 32n})`;
-    })
-    .join(" OR ");
+export function inFragments(fragmentIds: readonly number[], column = "_rowid"): string[] {
+  const ids = [...new Set(fragmentIds)].sort((a, b) => a - b);
+  for (const id of ids) if (!Number.isSafeInteger(id) || id < 0 || id > 0xffffffff) throw new Error(`invalid fragment id ${id}`);
+  const runs: [number, number][] = [];
+  for (const id of ids) {
+    const last = runs[runs.length - 1];
+    if (last && id === last[1] + 1) last[1] = id;
+    else runs.push([id, id]);
+  }
+  const range = ([first, last]: [number, number]) => `(${column} >= ${BigInt(first) << 32n} AND ${column} < ${BigInt(last + 1) << 32n})`;
+  const filters: string[] = [];
+  for (let i = 0; i < runs.length; i += MAX_FRAGMENT_RUNS) filters.push(runs.slice(i, i + MAX_FRAGMENT_RUNS).map(range).join(" OR "));
+  return filters;
 }

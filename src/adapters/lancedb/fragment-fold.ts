@@ -93,11 +93,12 @@ export function planTidy(rows: ReadonlyMap<number, number>, indexedUpTo: number,
 }
 
 /**
- * Moves the rows of `plan.fragments` into one new fragment, unchanged, in one commit. The caller
- * holds back the table's other writes meanwhile, so no write of this process preempts it.
+ * Moves the rows of `plan.fragments` into one new fragment, unchanged, in one commit (one per
+ * `MAX_FRAGMENT_RUNS` runs of consecutive fragment ids, see `inFragments`). The caller holds back
+ * the table's other writes meanwhile, so no write of this process preempts it.
  */
 export async function fold(table: Table, plan: FoldPlan): Promise<number> {
-  if (plan.fragments.length === 0) return 0;
-  const result = await table.update({ where: inFragments(plan.fragments), valuesSql: { id: "id" } });
-  return result.rowsUpdated;
+  let moved = 0;
+  for (const where of inFragments(plan.fragments)) moved += (await table.update({ where, valuesSql: { id: "id" } })).rowsUpdated;
+  return moved;
 }

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Index, type IndexConfig, type Table } from "@lancedb/lancedb";
 import { type Condition, where } from "../../core/condition.js";
-import { renderCondition } from "./filter.js";
+import { inFragments, renderCondition } from "./filter.js";
 
 // Erasure that reaches the disk. A LanceDB delete only adds a deletion vector to the fragment
 // holding the row, and compaction rewrites a fragment only when about 10% of it is deleted, so
@@ -47,11 +47,6 @@ async function fragmentsWithDeletions(tableDir: string): Promise<Set<number>> {
     if (id !== undefined) out.add(Number(id));
   }
   return out;
-}
-
-/** A condition selecting every row stored in the given fragments. */
-function inFragments(fragments: readonly number[]): Condition {
-  return where.or(...fragments.map((f) => where.and(where.gte(ROW_ADDRESS, f * FRAGMENT_SPAN), where.lt(ROW_ADDRESS, (f + 1) * FRAGMENT_SPAN))));
 }
 
 interface IndexDetails {
@@ -118,7 +113,7 @@ export async function purgeRows(table: Table, condition: Condition, tableDir: st
   if (fragments.length > 0) {
     // Setting a column to itself rewrites each row into a new fragment in one atomic commit, so
     // readers never miss a surviving row and the old fragment ends up wholly deleted.
-    await table.update({ where: renderCondition(inFragments(fragments)) ?? "FALSE", valuesSql: { id: "id" } });
+    for (const rows of inFragments(fragments, ROW_ADDRESS)) await table.update({ where: rows, valuesSql: { id: "id" } });
   }
   await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });
   if (deleted > 0 || fragments.length > 0) {
