@@ -106,7 +106,10 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     }
   });
   let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (c: string) => (stderr = (stderr + c).slice(-4000)));
+  child.stderr?.setEncoding("utf8").on("data", (c: string) => {
+    stderr = (stderr + c).slice(-4000);
+    if (process.env.BENCH_SERVER_LOG) appendFileSync(`${process.env.BENCH_SERVER_LOG}.stderr`, c);
+  });
   let ended: string | null = null;
   const exited = new Promise<void>((resolve) =>
     child.once("exit", (code, signal) => {
