@@ -3,12 +3,12 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { MemoryService } from "../../src/gen/agentmem/v1/memory_service_pb.js";
 
 /** Calls of this thread's clients that the transport reset and that were sent once more. */
-export const resets = { count: 0 };
+const resets = { count: 0 };
 
 /**
  * Sends a unary call once more when its HTTP/2 stream was reset with CANCEL before any answer,
- * and says so on stdout. bench:recall ended on such a reset in four runs out of five on
- * 2026-12-07 (the server logged no error and no connection deadline; the cause was not found).
+ * and says so on stdout. bench:recall ended on such a reset in four of six runs on 2026-12-07
+ * (the server logged no error and no connection deadline; the cause was not found).
  * The count is printed so a figure from a run with resets can be read with that in mind.
  */
 const onceMoreIfReset: Interceptor = (next) => async (req) => {

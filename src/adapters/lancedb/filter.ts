@@ -66,8 +66,9 @@ export const MAX_FRAGMENT_RUNS = 200;
  * The rows stored in the given fragments, by row address (`_rowid` is the fragment id in the high
  * 32 bits and the offset in the low ones while a table has no stable row ids, LanceDB's default;
  * `_rowaddr` always is). Consecutive ids make one range, and the ranges are split over as many
- * filters as keep each under LanceDB's 500 conditions: a tidy fold of a shard that single writes
- * had left in 300 fragments named 600 and failed ("the filter expression is too long").
+ * filters as keep each under LanceDB's 500 conditions: folds of shards that 10k single writes had
+ * left in hundreds of fragments failed ("the filter expression is too long"; 600 one-row
+ * fragments in `fragment-fold.test.ts`, 300 passed).
  */
 export function inFragments(fragmentIds: readonly number[], column = "_rowid"): string[] {
   const ids = [...new Set(fragmentIds)].sort((a, b) => a - b);
