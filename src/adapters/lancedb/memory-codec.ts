@@ -56,17 +56,14 @@ export function tagPairs(tags: Record<string, string>): string[] {
   return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
 }
 
-/** Its columns in schema order; new columns are only ever appended (see `PackedColumns.holds`). */
-const MEMORY_PACKED = packedColumns(
-  memorySchema(1).fields.map((f) => f.name),
-  PACKED_COLUMN,
-  ["id", "text"],
-  "vector",
-);
+/** The `memories` columns in schema order; new columns are only ever appended (see `PackedColumns.holds`). */
+const MEMORY_COLUMNS = memorySchema(1).fields.map((f) => f.name);
+
+const MEMORY_PACKED = packedColumns(MEMORY_COLUMNS, PACKED_COLUMN, ["id", "text"], "vector");
 
 /** Maps `MemoryRecord` ↔ row. */
 export const memoryCodec: Codec<MemoryRecord> = {
-  columns: memorySchema(1).fields.map((f) => f.name),
+  columns: MEMORY_COLUMNS,
   vectorColumn: "vector",
   textColumn: "text",
   packed: MEMORY_PACKED,

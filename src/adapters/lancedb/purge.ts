@@ -111,8 +111,9 @@ export async function purgeRows(table: Table, condition: Condition, tableDir: st
   const older = tableDir === null ? (await addressesOf(table, undefined)).map(fragmentOf) : await fragmentsWithDeletions(tableDir);
   const fragments = [...new Set([...addresses.map(fragmentOf), ...older])].sort((a, b) => a - b);
   if (fragments.length > 0) {
-    // Setting a column to itself rewrites each row into a new fragment in one atomic commit, so
-    // readers never miss a surviving row and the old fragment ends up wholly deleted.
+    // Setting a column to itself rewrites each row into a new fragment, atomically per commit (one
+    // per 200 runs of fragment ids, see `inFragments`), so readers never miss a surviving row and
+    // the old fragments end up wholly deleted.
     for (const rows of inFragments(fragments, ROW_ADDRESS)) await table.update({ where: rows, valuesSql: { id: "id" } });
   }
   await table.optimize({ cleanupOlderThan: new Date(), deleteUnverified: false });

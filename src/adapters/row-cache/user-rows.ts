@@ -14,6 +14,7 @@ const ROW_OVERHEAD = 900;
 export function rowBytes(dimension: number, text: string): number {
   return dimension * 4 + text.length * 2 + ROW_OVERHEAD;
 }
+
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
 const EMPTY_VECTOR = new Float32Array(0);
 
