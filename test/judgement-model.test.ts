@@ -58,7 +58,8 @@ describe("Process with a chat model judges crisis and emotions by asking it", ()
     script("not json at all", answer(false, null, ["frustration", "anger"], "anger"));
     const retried = await c.process({ scope: { user: "model-retry" }, message });
     expect(chatBodies().filter(isJudgement)).toHaveLength(2);
-    expect(retried.context?.detectedEmotions).toEqual(["frustration", "anger"]);
+    // The model's top emotion comes first on the wire, then the rest in the usual order.
+    expect(retried.context?.detectedEmotions).toEqual(["anger", "frustration"]);
 
     // Malformed twice (wrong shape, then a crisis without a class): the offline detector decides alone.
     script(JSON.stringify({ crisis: "yes" }), answer(true, null, [], null));

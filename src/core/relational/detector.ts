@@ -3,12 +3,12 @@ import { classifyIntent, type Intent } from "./intent.js";
 import { judgeEmotions } from "./emotion.js";
 import { COMPLAINT_CUES, cuePattern, NEGATORS } from "./lexicon.js";
 import type { MessageMeaning } from "./meaning.js";
-import type { Emotion } from "./mood.js";
+import { type Emotion, strongestFirst } from "./mood.js";
 import { valence } from "./valence.js";
 
 /** What the offline detector reads from one user message. */
 export interface Detection {
-  /** Emotions present, in `EMOTIONS` order. */
+  /** Emotions present, the strongest (`topEmotion`) first, then in `EMOTIONS` order. */
   emotions: Emotion[];
   /** The strongest emotion present, or null when none is. */
   topEmotion: Emotion | null;
@@ -74,7 +74,7 @@ export function detect(message: string, options: DetectorOptions = {}, meaning?:
   const shouting = isShouting(message, options.capsRatio);
   const crisisReason = judgeCrisis(message, meaning);
   const crisis = crisisReason !== null;
-  const { emotions, top: topEmotion } = judgeEmotions(text, {
+  const judged = judgeEmotions(text, {
     valence: v,
     shouting,
     crisis: crisisReason,
@@ -82,6 +82,8 @@ export function detect(message: string, options: DetectorOptions = {}, meaning?:
     shoutedAngerValence: options.shoutedAngerValence ?? -0.2,
     joyValence: options.joyValence ?? 0.6,
   });
+  const topEmotion = judged.top;
+  const emotions = strongestFirst(judged.emotions, topEmotion);
   const complaintCue = hasComplaintCue(message);
   return { emotions, topEmotion, shouting, crisis, crisisReason, valence: v, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
 }

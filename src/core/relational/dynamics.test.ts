@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createManualClock } from "../../ports/clock.js";
 import { applyEvent, applyInteraction, brokenPromiseLoss, grudgeIncrement, type InteractionSignals } from "./dynamics.js";
-import { MOOD_DELTA, moodDelta } from "./mood.js";
+import { MOOD_DELTA, moodDelta, strongestFirst } from "./mood.js";
 import type { RelationRecord } from "./records.js";
 import { newRelation, relationBias, settle, TABLE_14, toneFor } from "./state.js";
 
@@ -144,5 +144,14 @@ describe("Table 14 dynamics", () => {
     expect(toneFor(TABLE_14.tone.cautious)).toBe("cautious");
     expect(toneFor(0.69)).toBe("cautious");
     expect(toneFor(0.7)).toBe("cautious_defensive");
+  });
+});
+
+describe("emotion order", () => {
+  it("puts the strongest emotion first and keeps the rest in the usual order", () => {
+    expect(strongestFirst(["anxiety", "sadness", "gratitude"], "gratitude")).toEqual(["gratitude", "anxiety", "sadness"]);
+    expect(strongestFirst(new Set(["joy", "anxiety"] as const), null)).toEqual(["anxiety", "joy"]);
+    // A top emotion that is not among those present is not added.
+    expect(strongestFirst(["sadness"], "anger")).toEqual(["sadness"]);
   });
 });

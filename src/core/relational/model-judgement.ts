@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ChatMessage } from "../chat-message.js";
 import type { Detection } from "./detector.js";
 import { classifyIntent } from "./intent.js";
-import { EMOTIONS, type Emotion } from "./mood.js";
+import { EMOTIONS, strongestFirst } from "./mood.js";
 import { CRISIS_CLASSES } from "./prototypes.js";
 
 /** The chat model's judgement of one message, as its strict JSON answer holds it. */
@@ -62,7 +62,7 @@ export function parseModelJudgement(content: string): ModelJudgement | null {
 export function withModelJudgement(message: string, offline: Detection, model: ModelJudgement, complaintCue: boolean): Detection {
   const crisisReason = offline.crisisReason ?? (model.crisis && model.crisis_class ? { crisisClass: model.crisis_class, by: "model" as const } : null);
   const crisis = crisisReason !== null;
-  const emotions: Emotion[] = EMOTIONS.filter((e) => model.emotions.includes(e));
   const topEmotion = model.top_emotion;
+  const emotions = strongestFirst(EMOTIONS.filter((e) => model.emotions.includes(e)), topEmotion);
   return { ...offline, emotions, topEmotion, crisis, crisisReason, intent: classifyIntent(message, { emotions, crisis, complaintCue }) };
 }

@@ -5,6 +5,17 @@ export const EMOTIONS = ["anxiety", "frustration", "anger", "sadness", "joy", "g
 export type Emotion = (typeof EMOTIONS)[number];
 
 /**
+ * The emotions present, the strongest first and the rest in `EMOTIONS` order: the order
+ * `detected_emotions` and a memory's `emotions` carry, so a client that reads the first one reads
+ * the detector's top emotion.
+ */
+export function strongestFirst(present: Iterable<Emotion>, top: Emotion | null): Emotion[] {
+  const set = new Set(present);
+  const rest = EMOTIONS.filter((e) => e !== top && set.has(e));
+  return top !== null && set.has(top) ? [top, ...rest] : rest;
+}
+
+/**
  * mood_delta per emotion, within ±0.2 as Table 14 requires. Sentiment moves by 0.7 × the
  * interaction's mood_delta.
  *
