@@ -11,7 +11,7 @@
  */
 import { createUseEmbedder } from "../../src/adapters/embedders/use-embedder.js";
 import { extractOffline, type SlotMeaning, statementSentences } from "../../src/core/extract/offline-extractor.js";
-import { STORED_SLOT_THRESHOLDS, SLOT_MEANING_THRESHOLDS, type SlotMeaningThresholds, slotByMeaning, slotPrototypeTexts } from "../../src/core/extract/slot-meaning.js";
+import { STORED_SLOT_THRESHOLDS, SLOT_MEANING_THRESHOLDS, type SlotMeaningThresholds, slotByMeaning, slotPrototypeTexts, slotsByMeaning } from "../../src/core/extract/slot-meaning.js";
 import type { SlotName } from "../../src/core/extract/slots.js";
 import { loadScenarios } from "../support/judgement-labels.js";
 
@@ -57,10 +57,10 @@ function closes(p: Prepared, i: number, statement: SlotMeaningThresholds, stored
     const slot = slotByMeaning(s.vector, protos, statement);
     if (slot) bySentence.set(s.text, slot);
   }
-  const byStored = new Map<string, SlotName>();
+  const byStored = new Map<string, SlotName[]>();
   for (const f of p.stored) {
-    const slot = slotByMeaning(f.vector, protos, stored);
-    if (slot) byStored.set(f.id, slot);
+    const slots = slotsByMeaning(f.vector, protos, stored);
+    if (slots.length > 0) byStored.set(f.id, slots);
   }
   const key = `${i}|${JSON.stringify([...bySentence])}|${JSON.stringify([...byStored])}`;
   const known = memo.get(key);

@@ -36,6 +36,10 @@ describe("event frames", () => {
     // A bare "X now." is a home only when compromise knows X as a place.
     expect(slots("Lisbon now.")).toContain("lives_in=lisbon");
     expect(slots("My cousin relocated to Tromsø.")).toEqual([]);
+    // Moving someone else, or their home, is not the speaker's move; moving back is not a name.
+    expect(slots("We moved my nan into a care home in Tromsø.")).toEqual([]);
+    expect(slots("Moved my granddad to Tromsø last spring.")).toEqual([]);
+    expect(slots("We moved the whole family back to Tromsø.")).toEqual(["lives_in=tromsø"]);
   });
 
   it("employers: leaving one and joining another in one sentence, a new employer as the object of join", () => {
@@ -266,7 +270,7 @@ describe("closing by meaning without a word of change", () => {
   const stored = [{ id: "f0", text: "Ines works at Vodafone." }];
   const run = (content: string, slot: "works_at" | "lives_in") => {
     const [sentence] = statementSentences(content);
-    const meaning = { sentences: new Map([[sentence, slot]] as const), stored: new Map([["f0", "works_at"]] as const) };
+    const meaning = { sentences: new Map([[sentence, slot]] as const), stored: new Map([["f0", ["works_at"] as const]]) };
     return extractOffline({ messages: [{ id: "m2", role: "user", name: "Ines", content }], observedAt: T1, storedFacts: stored, strategies: [], meaning });
   };
 

@@ -93,9 +93,12 @@ const MOVE = "(?:moved|moving|relocated|relocating|shifted|headed|emigrated|made
 const LEAVE_JOB = "(?:left|quit|quitting|leaving|packed\\s+in|escaped|walked\\s+away\\s+from|resigned\\s+from|took\\s+the\\s+redundancy\\s+from|gave\\s+up|done\\s+with|finished\\s+(?:up\\s+)?at|last\\s+day\\s+at)";
 const JOIN = "(?:joined|joining|join|started\\s+(?:work(?:ing)?\\s+)?(?:at|with)|start(?:ed|ing)?\\s+at|hired\\s+(?:by|at)|taken\\s+on\\s+(?:by|at)|got\\s+on\\s+at|signed\\s+(?:on\\s+)?with|(?:went|moved|switched|gone)\\s+over\\s+to|switched\\s+to|been\\s+at|(?:now\\s+)?(?:work(?:ing)?|employed)\\s+(?:at|for|by)|\\w+ing\\s+for|doing\\s+\\w+\\s+at|job\\s+(?:at|with))";
 
+// A move of someone else by the speaker ("we moved my gran into a care home in Bergen") is not the speaker's move.
+const NOT_OTHERS_MOVE = "(?!\\s+(?:my|his|her|their|your)\\s+(?!family\\b|whole\\b|own\\b|stuff\\b|things\\b|life\\b|lives\\b|kids\\b|children\\b)[\\p{L}'’-]+)";
+
 const FRAMES: Frame[] = [
   // lives_in
-  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+(?!to\\b|in\\b|into\\b)[\\p{L}'’-]+){0,3}?\\s+(?:back\\s+)?(?:to|into|in)\\s+(?:(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:in|near)\\s+)?${V}`, "gu"), arg: "orgOrPlace" },
+  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b${NOT_OTHERS_MOVE}(?:\\s+(?!to\\b|in\\b|into\\b)[\\p{L}'’-]+){0,3}?\\s+(?:back\\s+)?(?:to|into|in)\\s+(?:(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:in|near)\\s+)?${V}`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b(?:living|based|settled|staying|resid\\w+|renting\\s+(?:a\\s+)?(?:room|flat|place|house|apartment)|(?:bought|got|found)\\s+(?:a|an|our|my)\\s+(?:own\\s+)?(?:new\\s+)?(?:place|house|flat|home|apartment|new-build|condo))\\s+(?:now\\s+)?(?:in|near)\\s+${V}`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:I\\s+am|we\\s+are|am|are)\\s+(?:now\\s+)?in\\s+${V}`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b[Hh]ome\\s+is\\s+(?:now\\s+)?${V}`, "gu"), arg: "place" },
@@ -104,11 +107,11 @@ const FRAMES: Frame[] = [
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|leave|put)\\s+(?<v>${NAMED})\\s+behind\\b`, "gu"), arg: "place", ended: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:left|leaving|sold\\s+up\\s+in|packed\\s+up\\s+(?:the\\s+\\w+\\s+in|in)|moved\\s+(?:out\\s+)?(?:of|from)|swapped|traded)\\s+(?<v>${NAMED})`, "gu"), arg: "place", ended: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:swapped|traded|left)\\s+${NAMED}\\s+for\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
-  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b(?:\\s+[\\p{L}'’-]+){0,5}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "orgOrPlace" },
+  { slot: "lives_in", re: new RegExp(`\\b${MOVE}\\b${NOT_OTHERS_MOVE}(?:\\s+[\\p{L}'’-]+){0,5}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "orgOrPlace" },
   { slot: "lives_in", re: new RegExp(`\\b(?:moved|relocated|shifted|took|brought)\\s+(?:me|us)\\b(?:\\s+[\\p{L}-]+){0,3}?\\s+(?:to|into|in)\\s+(?<v>${NAMED})`, "gu"), arg: "place", anyActor: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:lives?|living|livings|bought|reside|resides)\\s+(?:now\\s+)?(?:in|near|on)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:keys\\s+to|rent|rents|renting|own|owns|bought|taken|took|found|got)\\s+(?:a|an|the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:place|house|flat|home|apartment|room|condo|cottage|new-build|bungalow)\\b(?:\\s+[\\p{L}'’-]+){0,4}?\\s+(?:in|on|near)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
-  { slot: "lives_in", re: new RegExp(`\\b(?:house|home|flat|apartment|place|cottage|condo|bungalow)\\s+(?:is\\s+)?(?:in|on|near)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
+  { slot: "lives_in", re: new RegExp(`(?<!\\b(?:care|nursing|retirement|group|children['’]s|foster)\\s+|['’]s\\s+)\\b(?:house|home|flat|apartment|place|cottage|condo|bungalow)\\s+(?:is\\s+)?(?:in|on|near)\\s+(?<v>${NAMED})`, "gu"), arg: "place" },
   { slot: "lives_in", re: new RegExp(`\\b(?:given\\s+up|gave\\s+up|sold|handed\\s+back|moved\\s+out\\s+of)\\s+(?:the|our|my)\\s+(?:[\\p{L}-]+\\s+){0,2}(?:house|flat|home|apartment|place|cottage)\\s+(?:in|on)\\s+(?<v>${NAMED})`, "gu"), arg: "place", ended: true },
   { slot: "lives_in", re: new RegExp(`\\b(?:the\\s+)?(?<v>${NAMED})\\s+(?:flat|house|place|apartment)\\s+is\\s+(?:handed\\s+back|sold|gone)`, "gu"), arg: "place", ended: true, anyActor: true },
   { slot: "lives_in", re: new RegExp(`^in\\s+(?<v>${NAMED})(?:\\s+now)?$`, "gu"), arg: "orgOrPlace", fragment: true },
@@ -180,7 +183,7 @@ const FRAMES: Frame[] = [
   { slot: "name", re: new RegExp(`\\b(?:go|going)\\s+by\\s+(?<v>${CAP}(?:\\s+${CAP})?)(?:\\s+now)?`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`\\bcalls?\\s+me\\s+(?<v>${CAP})`, "gu"), arg: "name", anyActor: true },
   { slot: "name", re: new RegExp(`\\b(?:[Ii]t\\s+is|[Ii]ts|[Ii]t['’]s)\\s+(?:Mrs?\\s+|Ms\\s+|Dr\\s+)?(?<v>${CAP}(?:\\s+${CAP}){0,2}|\\p{Ll}[\\p{L}'’-]+)\\s+(?:now|on\\s+everything|from\\s+now|officially)\\b`, "gu"), arg: "name", anyActor: true },
-  { slot: "name", re: new RegExp(`\\b(?:back\\s+to|reverted\\s+to\\s+(?:my\\s+)?(?:maiden\\s+name,?\\s+)?|use\\s+my\\s+[\\p{L}]+\\s+name,?)\\s*(?<v>${CAP}(?:\\s+${CAP})?)`, "gu"), arg: "name" },
+  { slot: "name", re: new RegExp(`\\b(?:(?<!\\b(?:moved|moving|move|relocated|headed|came|coming|flew|flown|shifted|drove|driving)\\b[^.!?]*)back\\s+to|reverted\\s+to\\s+(?:my\\s+)?(?:maiden\\s+name,?\\s+)?|use\\s+my\\s+[\\p{L}]+\\s+name,?)\\s*(?<v>${CAP}(?:\\s+${CAP})?)`, "gu"), arg: "name" },
   { slot: "name", re: new RegExp(`^(?<v>${CAP}(?:\\s+${CAP})?)\\s+(?:now|on\\s+(?:all\\s+)?(?:the\\s+)?(?:forms|everything|my\\s+\\w+))\\b`, "gu"), arg: "name", fragment: true },
   { slot: "name", re: new RegExp(`\\b(?:Mrs|Mr|Ms|Miss|Dr)\\.?\\s+(?<v>${CAP}(?:\\s+${CAP})?)\\s+(?:now|from\\s+now|officially)\\b`, "gu"), arg: "name" },
   // states a stored fact holds (first turns): "Name's Mike Brennan", "I'm Tobias", "Gareth Price here"

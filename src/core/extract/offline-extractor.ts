@@ -26,7 +26,8 @@ export interface OfflineInput {
 /** Slots judged by meaning, computed outside the (pure) extractor. */
 export interface SlotMeaning {
   sentences: ReadonlyMap<string, SlotName>;
-  stored: ReadonlyMap<string, SlotName>;
+  /** Every slot a stored fact speaks of by meaning (`slotsByMeaning`). */
+  stored: ReadonlyMap<string, readonly SlotName[]>;
 }
 
 const RECURRING = /\b(?:birthday|anniversary|every|each|annual|yearly)\b/i;
@@ -75,9 +76,11 @@ export function statementSentences(content: string): string[] {
   return splitSentences(capitaliseI(content)).map((raw) => withImpliedSpeaker(stripFiller(raw)));
 }
 
-// A statement of change: only such a statement may close a fact on meaning alone.
+// A statement of change: only such a statement may close a fact on meaning alone. Besides words of
+// change, the aspect of a new state: a start point ("since March", "as of Friday", "from January")
+// or a completion marker ("already", "finally", "officially").
 const CHANGE =
-  /\b(?:moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot|shifted|swapped|headed|(?:moved|went|switched)\s+over|got\s+on|handed\s+in|gone\s+back|back\s+(?:at|to|in)|these\s+days|no\s+more|fianc[eé]e?|widower|sold|made\s+it\s+(?:down|up|over|out)|off\s+the\s+market|redundan\w*|defended|passed)\b/i;
+  /\b(?:since|as\s+of|from\s+(?:(?:this|last|next)\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|now|spring|summer|autumn|fall|winter)|already|finally|officially|moved|moving|relocat\w*|left|leaving|joined|started|start|new|now|quit|promot\w*|became|become|retir\w*|qualified|married|engaged|divorced|split|broke\s+up|single|widow\w*|proposed|said\s+yes|changed|switched|took|escaped|packed|gave\s+up|transferred|hired|no\s+longer|any\s?more|reverted|upgraded|retrained|walked\s+away|hitched|tied\s+the\s+knot|shifted|swapped|headed|(?:moved|went|switched)\s+over|got\s+on|handed\s+in|gone\s+back|back\s+(?:at|to|in)|these\s+days|no\s+more|fianc[eé]e?|widower|sold|made\s+it\s+(?:down|up|over|out)|off\s+the\s+market|redundan\w*|defended|passed)\b/i;
 const SPEAKER_FIRST =
   /^\W*(?:(?:so|well|and|but|finally|update|quick\s+one|honestly|anyway|plans\s+change|big\s+news)\W+)*(?:I\b|we\b|me\s+(?:and|n|&)\s|\p{Lu}[\p{L}-]*\s+and\s+(?:I|me)\b)/iu;
 const WORK = new Set<SlotName>(["works_at", "job"]);
@@ -172,15 +175,15 @@ function closedByMeaning(
   for (const f of stored) {
     const storedMine = f.slots.filter((s) => isSelf(s.subject, selfNames) && !s.ended);
     const storedSlots = new Set<SlotName>(storedMine.map((s) => s.slot));
-    const storedMeant = meaning.stored.get(f.id);
-    if (storedMeant) storedSlots.add(storedMeant);
+    const storedMeant = meaning.stored.get(f.id) ?? [];
+    for (const x of storedMeant) storedSlots.add(x);
     for (const slot of newSlots) {
       // Employer and job are told apart poorly by meaning: either one matches the other.
       // Not where the rules read both sides and found different slots (a stored job, a new employer)
       // and the stored fact names nothing that could be an employer (only the speaker's own name).
       const ruled = (x: SlotName) =>
         storedMine.some((s) => s.slot === x) && mySlots.some((s) => s.slot === slot && !s.ended) && !namesOtherThanSpeaker(f.text, selfNames);
-      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant === x) && !ruled(x));
+      const sameSlot = (x: SlotName) => x === slot || (WORK.has(x) && WORK.has(slot) && (meant === slot || storedMeant.includes(x)) && !ruled(x));
       if (![...storedSlots].some(sameSlot)) continue;
       const oldValues = storedMine.filter((s) => s.slot === slot).map((s) => s.value);
       const newValues = mySlots.filter((s) => s.slot === slot && !s.ended).map((s) => s.value);

@@ -129,3 +129,20 @@ export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVec
   }
   return best !== null && bestScore >= t.minSimilarity && bestScore - none >= t.minMargin ? best : null;
 }
+
+/**
+ * Every slot a stored fact speaks of by meaning: each slot whose closest prototype clears the
+ * thresholds, not only the closest. A first turn often says two things at once ("a physio living
+ * in Leeds", "Brisbane based sparky here"), and the closest slot is then only one of them.
+ */
+export function slotsByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = STORED_SLOT_THRESHOLDS): SlotName[] {
+  const best = new Map<SlotName, number>();
+  let none = -2;
+  for (const p of prototypes) {
+    const s = cosine(vector, p.vector);
+    if (p.slot === "none") none = Math.max(none, s);
+    else best.set(p.slot, Math.max(best.get(p.slot) ?? -2, s));
+  }
+  return [...best].filter(([, s]) => s >= t.minSimilarity && s - none >= t.minMargin).map(([slot]) => slot);
+}
+

@@ -1,6 +1,6 @@
 import type { ExtractorContext } from "../../core/extract/extractor-prompt.js";
 import { type SlotMeaning, statementSentences } from "../../core/extract/offline-extractor.js";
-import { STORED_SLOT_THRESHOLDS, type SlotPrototypeVectors, slotByMeaning, slotPrototypeTexts } from "../../core/extract/slot-meaning.js";
+import { type SlotPrototypeVectors, slotByMeaning, slotPrototypeTexts, slotsByMeaning } from "../../core/extract/slot-meaning.js";
 import type { SlotName } from "../../core/extract/slots.js";
 import type { Embedder } from "../../ports/embedder.js";
 
@@ -33,10 +33,10 @@ export async function slotMeaningFor(embedder: Embedder, context: ExtractorConte
       const slot = slotByMeaning(vectors[i], protos);
       if (slot) bySentence.set(s, slot);
     });
-    const stored = new Map<string, SlotName>();
+    const stored = new Map<string, SlotName[]>();
     for (const f of context.storedFacts) {
-      const slot = f.vector && f.vector.length === vectors[0]?.length ? slotByMeaning(f.vector, protos, STORED_SLOT_THRESHOLDS) : null;
-      if (slot) stored.set(f.id, slot);
+      const slots = f.vector && f.vector.length === vectors[0]?.length ? slotsByMeaning(f.vector, protos) : [];
+      if (slots.length > 0) stored.set(f.id, slots);
     }
     return { sentences: bySentence, stored };
   } catch {
