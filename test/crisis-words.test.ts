@@ -53,10 +53,10 @@ describe("the word model reads crises without a sentence vector (the hash embedd
   it("flags quiet crises the rules miss, with a class from the concepts, and not everyday messages", () => {
     for (const [text, crisisClass] of QUIET_CRISES) {
       expect(judgeCrisisByRules(text), text).toBeNull();
-      // The symptoms-only emergency is missed by the word model alone (the hash embedder) with the
-      // round-6 and round-9 weights, flagged with round 8's; the use path below flags it with all.
-      if (crisisClass === "medical") expect(judgeCrisis(text), text).toBeNull();
-      else expect(judgeCrisis(text), text).toEqual({ crisisClass, by: "meaning" });
+      // The symptoms-only emergency sits near the word model's threshold: missed by it alone with the
+      // round-6 weights and with round 9's first retrain (penalty 0.0003), flagged with round 8's and
+      // round 9's final ones (0.0001). The use path below flags it with all of them.
+      expect(judgeCrisis(text), text).toEqual({ crisisClass, by: "meaning" });
       // Without the word model the rules alone miss it.
       expect(judgeCrisis(text, undefined, undefined, null), text).toBeNull();
     }

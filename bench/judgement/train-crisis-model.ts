@@ -45,7 +45,8 @@ const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", de
 // tune non-crisis messages (the rules' own tune false alarms count against it; the models' are out of
 // fold; CRISIS_MAX_FA overrides it). See docs/judgement.md for the curve.
 const MAX_FALSE_ALARMS = Number(process.env.CRISIS_MAX_FA ?? 0.1);
-const PENALTIES = [0.0003, 0.001, 0.003];
+// Round 9: the smallest penalty of the grid won for both models, so the grid reaches one step lower.
+const PENALTIES = [0.0001, 0.0003, 0.001];
 // How far below its threshold every model must score to veto a weak rule reading (Infinity: no veto).
 const VETOES = [Infinity, 6, 4, 3, 2.5, 2, 1.5, 1, 0.5, 0];
 const POSITIVE_WEIGHTS = [2, 4];
