@@ -204,6 +204,9 @@ export type ProcessContext = Message<"agentmem.v1.ProcessContext"> & {
   relationBias: number;
 
   /**
+   * The emotions read in the message (anxiety, frustration, anger, sadness, joy, gratitude), the
+   * strongest first, then the others in that order; empty when none.
+   *
    * @generated from field: repeated string detected_emotions = 3;
    */
   detectedEmotions: string[];
