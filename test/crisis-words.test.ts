@@ -63,6 +63,12 @@ describe("the word model reads crises without a sentence vector (the hash embedd
     for (const text of EVERYDAY) expect(judgeCrisis(text), text).toBeNull();
   });
 
+  it("does not flag short neutral messages (a word model with too little penalty did: rare tokens weigh too much)", () => {
+    for (const text of ["hi there", "room 9", "message number 3", "message number 4", "ok 3", "see you at 3", "order #4471", "page 12 of 40", "thanks", "k"]) {
+      expect(judgeCrisis(text), text).toBeNull();
+    }
+  });
+
   it("with the use embedder, Process's offline judgement flags them and leaves the everyday ones", { timeout: 120_000 }, async () => {
     const embedder = createUseEmbedder();
     const texts = [...QUIET_CRISES.map(([t]) => t), ...EVERYDAY];

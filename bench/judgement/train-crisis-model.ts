@@ -46,6 +46,9 @@ const { values: args } = parseArgs({ options: { "dry-run": { type: "boolean", de
 // fold; CRISIS_MAX_FA overrides it). See docs/judgement.md for the curve.
 const MAX_FALSE_ALARMS = Number(process.env.CRISIS_MAX_FA ?? 0.1);
 // Round 9: the smallest penalty of the grid won for both models, so the grid reaches one step lower.
+// One more step (0.00003) was tried: leave-one-set-out ROC area rose again (0.9697 sentence, 0.9611
+// words), but the word model then flagged "hi there", "room 9" and "message number 3" as ideation
+// (rare tokens over-weighted; test/crisis-words.test.ts now checks such messages), so 0.0001 is the floor.
 const PENALTIES = [0.0001, 0.0003, 0.001];
 // How far below its threshold every model must score to veto a weak rule reading (Infinity: no veto).
 const VETOES = [Infinity, 6, 4, 3, 2.5, 2, 1.5, 1, 0.5, 0];
