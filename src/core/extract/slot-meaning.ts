@@ -133,7 +133,8 @@ export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVec
 /**
  * Every slot a stored fact speaks of by meaning: each slot whose closest prototype clears the
  * thresholds, not only the closest. A first turn often says two things at once ("a physio living
- * in Leeds", "Brisbane based sparky here"), and the closest slot is then only one of them.
+ * in Leeds", "a sheep block out past Gisborne, me and the husband"), and the closest slot is then
+ * only one of them.
  */
 export function slotsByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = STORED_SLOT_THRESHOLDS): SlotName[] {
   const best = new Map<SlotName, number>();
@@ -145,4 +146,3 @@ export function slotsByMeaning(vector: Float32Array, prototypes: SlotPrototypeVe
   }
   return [...best].filter(([, s]) => s >= t.minSimilarity && s - none >= t.minMargin).map(([slot]) => slot);
 }
-
