@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { actorOf, speakerEvents } from "./change-events.js";
 import { extractOffline, statementSentences } from "./offline-extractor.js";
+import { slotByMeaning, slotsByMeaning } from "./slot-meaning.js";
 
 // Sentences written for these tests, not taken from bench/labels.
 const T0 = Date.UTC(2025, 5, 1, 9);
@@ -282,5 +283,20 @@ describe("closing by meaning without a word of change", () => {
   it("keeps the fact when nothing new is named, or the slot differs", () => {
     expect(run("I love the canteen at Vodafone on Fridays.", "works_at").some((f) => f.supersedes.length > 0)).toBe(false);
     expect(run("I resumed at Orange last Monday.", "lives_in").some((f) => f.supersedes.length > 0)).toBe(false);
+  });
+});
+
+describe("slots by meaning", () => {
+  const v = (...xs: number[]) => Float32Array.from(xs);
+  const protos = [
+    { slot: "lives_in" as const, vector: v(1, 0, 0) },
+    { slot: "job" as const, vector: v(0, 1, 0) },
+    { slot: "none" as const, vector: v(0, 0, 1) },
+  ];
+  it("gives a stored fact every slot that clears the thresholds, a statement only the closest", () => {
+    const both = v(0.7, 0.6, 0.1);
+    expect(slotsByMeaning(both, protos).sort()).toEqual(["job", "lives_in"]);
+    expect(slotByMeaning(both, protos)).toBe("lives_in");
+    expect(slotsByMeaning(v(0.1, 0.1, 1), protos)).toEqual([]);
   });
 });

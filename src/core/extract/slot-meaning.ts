@@ -117,17 +117,23 @@ export const SLOT_MEANING_THRESHOLDS: SlotMeaningThresholds = { minSimilarity: 0
  */
 export const STORED_SLOT_THRESHOLDS: SlotMeaningThresholds = { minSimilarity: 0.4, minMargin: 0.02 };
 
-/** The slot a statement speaks of by meaning, or null when it is none or unclear. */
-export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = SLOT_MEANING_THRESHOLDS): SlotName | null {
-  let best: SlotName | null = null;
-  let bestScore = -2;
+/** Each slot's closest prototype similarity, and the closest "none" prototype's. */
+function slotScores(vector: Float32Array, prototypes: SlotPrototypeVectors): { best: Map<SlotName, number>; none: number } {
+  const best = new Map<SlotName, number>();
   let none = -2;
   for (const p of prototypes) {
     const s = cosine(vector, p.vector);
     if (p.slot === "none") none = Math.max(none, s);
-    else if (s > bestScore) [best, bestScore] = [p.slot, s];
+    else best.set(p.slot, Math.max(best.get(p.slot) ?? -2, s));
   }
-  return best !== null && bestScore >= t.minSimilarity && bestScore - none >= t.minMargin ? best : null;
+  return { best, none };
+}
+
+/** The slot a statement speaks of by meaning, or null when it is none or unclear. */
+export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = SLOT_MEANING_THRESHOLDS): SlotName | null {
+  const { best, none } = slotScores(vector, prototypes);
+  const [top] = [...best].sort((x, y) => y[1] - x[1]);
+  return top !== undefined && top[1] >= t.minSimilarity && top[1] - none >= t.minMargin ? top[0] : null;
 }
 
 /**
@@ -137,12 +143,6 @@ export function slotByMeaning(vector: Float32Array, prototypes: SlotPrototypeVec
  * only one of them.
  */
 export function slotsByMeaning(vector: Float32Array, prototypes: SlotPrototypeVectors, t = STORED_SLOT_THRESHOLDS): SlotName[] {
-  const best = new Map<SlotName, number>();
-  let none = -2;
-  for (const p of prototypes) {
-    const s = cosine(vector, p.vector);
-    if (p.slot === "none") none = Math.max(none, s);
-    else best.set(p.slot, Math.max(best.get(p.slot) ?? -2, s));
-  }
+  const { best, none } = slotScores(vector, prototypes);
   return [...best].filter(([, s]) => s >= t.minSimilarity && s - none >= t.minMargin).map(([slot]) => slot);
 }
