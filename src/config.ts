@@ -60,6 +60,8 @@ export interface Config {
     readonly durability: "process" | "fsync";
     /** Shard tables per new tenant for `memories` and `episodes`, by end-user (`AGENTMEM_TABLE_SHARDS`, default 8; 1 = one table each; see docs/operations.md "Shards"). */
     readonly tableShards: number;
+    /** How long `serve` may spend warming the tables on disk before it listens, in ms (`AGENTMEM_WARM_UP_SECONDS`, default 10; 0 = off; see docs/operations.md "Warm sessions"). */
+    readonly warmUpMs: number;
   };
   /** `GET /metrics`: `key` (`AGENTMEM_METRICS_KEY`, default unset = open) and how long table stats are reused (`AGENTMEM_METRICS_STORAGE_SECONDS`, default 15). */
   readonly metrics: { readonly key?: string; readonly storageStatsMaxAgeMs: number };
@@ -131,6 +133,7 @@ const configSchema = z.object({
     writeStallSeconds: z.coerce.number().min(0),
     durability: z.enum(["process", "fsync"]),
     tableShards: z.coerce.number().int().min(1).max(64),
+    warmUpMs: z.coerce.number().min(0).transform((s) => Math.round(s * 1000)),
   }),
   metrics: z.object({
     key: z.string().min(16, "AGENTMEM_METRICS_KEY must be at least 16 characters").optional(),
@@ -209,6 +212,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       writeStallSeconds: env.AGENTMEM_WRITE_STALL_SECONDS ?? 120,
       durability: env.AGENTMEM_DURABILITY || "process",
       tableShards: env.AGENTMEM_TABLE_SHARDS || 8,
+      warmUpMs: env.AGENTMEM_WARM_UP_SECONDS ?? 10,
     },
     metrics: {
       key: env.AGENTMEM_METRICS_KEY || undefined,

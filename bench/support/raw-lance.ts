@@ -54,11 +54,14 @@ export interface RawLance {
   close(): void;
 }
 
-/** Opens a raw-LanceDB baseline table in `dir`. */
-export async function openRawLance(dir: string): Promise<RawLance> {
+/**
+ * A raw-LanceDB baseline table in `dir`: a new empty one, or with `existing` the one built there
+ * before, opened on a new connection and session (caches empty, as in a process started now).
+ */
+export async function openRawLance(dir: string, options: { existing?: boolean } = {}): Promise<RawLance> {
   const embedder = createHashEmbedder();
   const db = await lancedb.connect(dir, { session: new lancedb.Session(BigInt(256 * 2 ** 20), BigInt(128 * 2 ** 20)) });
-  const table = await db.createEmptyTable("memories", memorySchema(embedder.dimension), { mode: "overwrite" });
+  const table = options.existing ? await db.openTable("memories") : await db.createEmptyTable("memories", memorySchema(embedder.dimension), { mode: "overwrite" });
   let pending: Record<string, unknown>[] = [];
   const flush = async () => {
     if (pending.length > 0) await table.add(pending);

@@ -58,6 +58,10 @@ export async function startServer(config: Config, overrides: AppOverrides = {}):
   const routes = createHttpRoutes({ api: refuseOversizedBodies(api, config.maxBodyBytes), metrics, mcp, metricsKey: config.metrics.key });
   // Without keys every caller is admin: only loopback names may reach it (no DNS rebinding).
   const handler = config.apiKeys.length === 0 ? loopbackOnly(routes) : routes;
+  if (config.storage.warmUpMs > 0) {
+    const warm = await app.store.warmUp(config.storage.warmUpMs);
+    if (warm.tables > 0) logger.info({ tables: warm.tables, millis: Math.round(warm.millis) }, "tables warmed");
+  }
   const listener = createListener({ handler, logger, limits: config.connections });
   const { port } = await listener.listen(config.host, config.port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

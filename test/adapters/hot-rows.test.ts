@@ -235,6 +235,28 @@ describe("hot-row cache", () => {
     expect(store.cacheCounters.coldReads).toBe(1);
   });
 
+  it("warmUp before any request learns which users exist, and reads nothing into the cache nor changes a row", async () => {
+    const dir = await freshDir();
+    const earlier = new LanceStore({ uri: dir, dimension: DIM, soleWriterCheckSeconds: 0, tableShards: 2 });
+    await (await earlier.memories("t")).upsert([...rows("old", 5), ...rows("other", 3)]);
+    await (await earlier.episodes("t")).count(where.all()); // opens, creates nothing
+    await earlier.close();
+    const store = new LanceStore({ uri: dir, dimension: DIM, soleWriterCheckSeconds: 0, tableShards: 2 });
+    stores.push(store);
+    expect(await store.warmUp(0)).toMatchObject({ tables: 0 }); // no time given: nothing opened
+    const warm = await store.warmUp(60_000);
+    expect(warm.tables).toBeGreaterThanOrEqual(2); // both shard tables (one user in each, or both in one and an empty one)
+    const memories = await store.memories("t");
+    expect([store.cacheCounters.coldReads, store.cacheCounters.loads]).toEqual([0, 0]);
+    // A new user's first read starts empty here without going to the engine; stored ones are read as before.
+    expect(await memories.forUser("new").count(where.all())).toBe(0);
+    expect(store.cacheCounters.coldReads).toBe(0);
+    expect(await memories.forUser("old").count(where.all())).toBe(5);
+    expect(await memories.forUser("other").count(where.all())).toBe(3);
+    expect(store.cacheCounters.coldReads).toBe(2);
+    expect((await memories.forUser("old").match("marathon", where.all(), 10)).map((h) => h.row.id)).toEqual(["old-0"]);
+  });
+
   it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {
     const dir = await freshDir();
     const earlier = open(dir);

@@ -195,7 +195,14 @@ describe("Maintainer", () => {
     const episodes = await store.collection("t", EPISODES);
     for (let i = 0; i < 3; i++) await episodes.upsert([episode(`r${i}`, "u", `renewed ${i}`, i, 8)]);
     const old = episodes.engine.lanceTable;
-    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2 });
+    const small = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, renewAfterRows: 4 });
+    expect(await small.runOnce()).toBe(1);
+    expect(await small.runOnce()).toBe(0);
+    expect(small.counters.rowsRewritten).toBe(3);
+    expect(small.counters.sessionRenewals).toBe(0); // 3 rows rewritten, under the 4 it takes
+    expect(episodes.engine.lanceTable).toBe(old);
+    for (let i = 4; i < 7; i++) await episodes.upsert([episode(`r${i}`, "u", `renewed ${i}`, i, 8)]);
+    const maintainer = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, renewAfterRows: 0 });
     expect(await maintainer.runOnce()).toBe(1);
     expect(maintainer.counters.sessionRenewals).toBe(0); // still working: at most once a minute
     expect(await maintainer.runOnce()).toBe(0);
@@ -204,10 +211,10 @@ describe("Maintainer", () => {
     expect(await maintainer.runOnce()).toBe(0); // no work since: no renewal
     expect(maintainer.counters.sessionRenewals).toBe(1);
     await episodes.upsert([episode("r3", "u", "renewed 3", 3, 8)]);
-    expect(await episodes.count(where.all())).toBe(4);
-    expect((await episodes.match("renewed", where.eq("user", "u"), 10)).length).toBe(4);
-    expect(await old.countRows()).toBe(4); // the old handle still reads (work started on it finishes)
-    const never = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, renewSessionMs: 0 });
+    expect(await episodes.count(where.all())).toBe(7);
+    expect((await episodes.match("renewed", where.eq("user", "u"), 10)).length).toBe(7);
+    expect(await old.countRows()).toBe(7); // the old handle still reads (work started on it finishes)
+    const never = new Maintainer(store, silent, { intervalMs: 0, smallFragments: 2, renewSessionMs: 0, renewAfterRows: 0 });
     expect(await never.runOnce()).toBe(1);
     expect(await never.runOnce()).toBe(0);
     expect(never.counters.sessionRenewals).toBe(0);

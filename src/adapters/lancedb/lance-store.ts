@@ -496,7 +496,10 @@ export class LanceStore implements Store {
       let tables = 0;
       for (const [name, c] of await this.openCollections()) {
         try {
-          c.reopened(await db.openTable(name));
+          const table = await db.openTable(name);
+          // Warmed before it is handed over: requests meanwhile go on reading on the old handle.
+          await c.warm(table).catch((error: unknown) => this.options.logger?.warn({ table: name, err: String(error) }, "table not warmed on the new LanceDB session"));
+          c.reopened(table);
           tables++;
         } catch (error) {
           // Dropped meanwhile, or unreadable now: the old handle stays (its next read says why).
@@ -506,6 +509,36 @@ export class LanceStore implements Store {
       return { ...before, tables, millis: performance.now() - started };
     })().finally(() => (this.renewing = null));
     return this.renewing;
+  }
+
+  /**
+   * Opens the tables on disk and warms each (`LanceCollection.warm`, and its row cache's user
+   * directory, `TableCache.warm`): every tenant's `memories` first, then `episodes`, then the
+   * rest, until `budgetMs` has passed. `agentmem serve` runs it before it listens, so the first
+   * requests do not each load a cold table's indexes.
+   */
+  async warmUp(budgetMs: number): Promise<{ tables: number; millis: number }> {
+    const started = performance.now();
+    const rank = (kind: string) => (kind === MEMORIES.name ? 0 : kind === EPISODES.name ? 1 : 2);
+    const tables = (await (await this.connect()).tableNames())
+      .map((name) => ({ name, parsed: parseTableName(name) }))
+      .flatMap(({ name, parsed }) => {
+        const kind = parsed && TABLE_KINDS.find((k) => k.name === parsed.kind);
+        return kind ? [{ name, tenant: parsed.tenant, kind }] : [];
+      })
+      .sort((a, b) => rank(a.kind.name) - rank(b.kind.name) || a.name.localeCompare(b.name));
+    let warmed = 0;
+    for (const { name, tenant, kind } of tables) {
+      if (performance.now() - started >= budgetMs) break;
+      try {
+        await (await this.engineNamed(tenant, name, kind)).warm();
+        await this.layers.get(name)?.cache.warm();
+        warmed++;
+      } catch (error) {
+        this.options.logger?.warn({ table: name, err: String(error) }, "table not warmed");
+      }
+    }
+    return { tables: warmed, millis: performance.now() - started };
   }
 
   /** The collection of a tenant for any table kind (the cache layer over it, if it has one); creates the table on first use. */

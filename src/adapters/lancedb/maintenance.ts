@@ -118,6 +118,14 @@ export interface MaintenanceOptions {
    * over 1M memories, 11 renewals without a GC: 218 → 383 MiB; with a GC after each: flat).
    */
   renewSessionMs?: number;
+  /**
+   * Rows the passes must have rewritten since the last renewal before the next (default 100,000;
+   * 0 = any work). The slowdown renewing undoes was measured after 100k rows or more; a renewal
+   * also empties the caches every read had filled (the new session is warmed with one read per
+   * table, `LanceCollection.warm`, not with what requests had loaded), so the small passes of a
+   * read-mostly service (last-used marks, audit rows) do not renew it.
+   */
+  renewAfterRows?: number;
 }
 
 /** Live rows per fragment before a pass (null if unknown), the fold to run first, and the table's bytes per row. */
@@ -209,6 +217,8 @@ export class Maintainer {
   /** Whether a pass did work since the session was last renewed, and when that was. */
   private workSinceRenewal = false;
   private lastRenewal = Date.now();
+  /** `counters.rowsRewritten` at the last renewal. */
+  private rowsAtRenewal = 0;
   private lastWrites = "";
   /** Resolved by `stop`, so a pass waiting for a lull in requests ends at once. */
   private signalStop: () => void = () => undefined;
@@ -314,14 +324,16 @@ export class Maintainer {
     return tasks;
   }
 
-  /** Renews the store's LanceDB session after work: when a pass finds nothing to do, else at most every `renewSessionMs`. */
+  /** Renews the store's LanceDB session after `renewAfterRows` rows of work: when a pass finds nothing to do, else at most every `renewSessionMs`. */
   private async renewSession(tasks: number): Promise<void> {
     const every = this.options.renewSessionMs ?? 300_000;
     if (tasks > 0) this.workSinceRenewal = true;
     if (!this.store.renewSession || every <= 0 || this.stopped || !this.workSinceRenewal) return;
+    if (this.counters.rowsRewritten - this.rowsAtRenewal < (this.options.renewAfterRows ?? 100_000)) return;
     if (tasks > 0 && Date.now() - this.lastRenewal < every) return;
     this.workSinceRenewal = false;
     this.lastRenewal = Date.now();
+    this.rowsAtRenewal = this.counters.rowsRewritten;
     try {
       const renewal = await this.store.renewSession();
       this.counters.sessionRenewals++;

@@ -476,6 +476,15 @@ export class TableCache {
     return p;
   }
 
+  /**
+   * Learns which end-users the table holds now (one read of its user column, as the first cold
+   * read would ask for in the background): on a 125k-row shard that read and its set take tens of
+   * ms of the main thread, which a start-up pays before it listens (`LanceStore.warmUp`).
+   */
+  async warm(): Promise<void> {
+    if (this.options.warmer) await this.scanUsers();
+  }
+
   /** Like `neverHeld`, but only from what is known already (no scan): then loading costs nothing. */
   private knownNew(user: string): boolean {
     return !this.shared && this.scanned !== null && !this.scanned.has(user) && !this.written.has(user);
