@@ -24,4 +24,11 @@ describe("config", () => {
     expect(() => loadConfig({ embedder: "bert" }, {})).toThrow(/embedder/);
     expect(() => loadConfig({ port: "99999" }, {})).toThrow(/port/);
   });
+
+  it("reads the start-up warm-up budget in seconds (0 = off)", () => {
+    expect(loadConfig({}, {}).storage.warmUpMs).toBe(10_000);
+    expect(loadConfig({}, { AGENTMEM_WARM_UP_SECONDS: "0" }).storage.warmUpMs).toBe(0);
+    expect(loadConfig({}, { AGENTMEM_WARM_UP_SECONDS: "2.5" }).storage.warmUpMs).toBe(2_500);
+    expect(() => loadConfig({}, { AGENTMEM_WARM_UP_SECONDS: "-1" })).toThrow();
+  });
 });
