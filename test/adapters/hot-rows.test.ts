@@ -257,6 +257,37 @@ describe("hot-row cache", () => {
     expect((await memories.forUser("old").match("marathon", where.all(), 10)).map((h) => h.row.id)).toEqual(["old-0"]);
   });
 
+  it("pauses a background load between its slices while a request is in flight, and finishes it after", async () => {
+    const dir = await freshDir();
+    const earlier = open(dir);
+    await (await earlier.collection("t", MEMORIES)).upsert(rows("big", 450)); // five slices of 100
+    await earlier.close();
+    const store = open(dir);
+    const hot = await store.collection("t", MEMORIES);
+    const engine = await store.engine("t", MEMORIES);
+    // The engine's read of the user's rows, observed: the slices start right after it returns.
+    const read = engine.load.bind(engine);
+    let loaded!: () => void;
+    const engineRead = new Promise<void>((r) => (loaded = r));
+    engine.load = async (...args) => {
+      const out = await read(...args);
+      loaded();
+      return out;
+    };
+    expect(await hot.forUser("big").count(where.all())).toBe(450); // cold: the engine answers, a load is asked for
+    await engineRead;
+    let release!: () => void;
+    const request = store.serving(() => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(store.cacheCounters.loads).toBe(0); // the first slice at most: the rest wait for the request
+    release();
+    await request;
+    await store.warmed();
+    expect(store.cacheCounters.loads).toBe(1);
+    expect(await hot.forUser("big").count(where.all())).toBe(450);
+    expect(store.cacheCounters.coldReads).toBe(1); // held now
+  });
+
   it("starts an end-user the table never held empty, without a scan, and still finds every stored one", async () => {
     const dir = await freshDir();
     const earlier = open(dir);

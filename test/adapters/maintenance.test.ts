@@ -220,6 +220,18 @@ describe("Maintainer", () => {
     expect(never.counters.sessionRenewals).toBe(0);
   });
 
+  it("warms a renewed session's handle of a table read lately before handing it over, and only those", async () => {
+    const store = await freshStore(8);
+    const read = await store.collection("a", EPISODES);
+    const unread = await store.collection("b", EPISODES); // opened, never written or read
+    for (let i = 0; i < 3; i++) await read.upsert([episode(`w${i}`, "u", `warm ${i}`, i, 8)]);
+    expect((await read.match("warm", where.eq("user", "u"), 10)).length).toBe(3);
+    const renewal = await store.renewSession();
+    expect([renewal.tables, renewal.warmed]).toEqual([2, 1]);
+    expect((await read.match("warm", where.eq("user", "u"), 10)).length).toBe(3);
+    expect(await unread.count(where.all())).toBe(0);
+  });
+
   it("loses no write when the session is renewed while writes are in flight", async () => {
     const store = await freshStore(8);
     const episodes = await store.collection("t", EPISODES);

@@ -71,6 +71,8 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   /** Told of every commit (a cache layer); none by default. */
   private observer: CommitObserver | undefined;
   private hooks: WriteHooks<T> = {};
+  /** `performance.now()` of the last search or lookup a request made here (-Infinity: none yet). */
+  private lastRead = -Infinity;
 
   constructor(
     private table: Table,
@@ -118,6 +120,11 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     return this.codec.fromRow(row, vector);
   }
 
+  /** Milliseconds since a request last searched or looked up rows here (Infinity: never). */
+  idleForMs(now = performance.now()): number {
+    return now - this.lastRead;
+  }
+
   /** The underlying LanceDB table (for maintenance). */
   get lanceTable(): Table {
     return this.table;
@@ -138,8 +145,8 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
    * a lookup by each key column with its values, then for its end-user the open rows' full-text
    * and vector searches. What this loads into the handle's LanceDB session (index pages, file and
    * column metadata) a request would otherwise load: on a new session the first recalls on each
-   * 125k-row shard took 50–200 ms against ~13 ms once loaded (1M memories, 8 shards, in process,
-   * 2026-12-07; docs/operations.md "Warm sessions"). Reads only; the result is thrown away.
+   * 125k-row shard took 50–180 ms against a p50 of 13–17 ms once loaded (1M memories, 8 shards, in
+   * process, 2026-12-07; docs/operations.md "Warm sessions"). Reads only; the result is thrown away.
    */
   async warm(table: Table = this.table): Promise<void> {
     const reader = table === this.table ? this : new LanceCollection(table, this.codec, undefined, {}, this.keys);
@@ -213,6 +220,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
 
   /** `exact`: skip any vector index (a filter on one end-user selects few rows, see `forUser`). */
   private async nearestNow(vector: Float32Array, condition: Condition, limit: number, exact: boolean, options: ScoreOptions = {}): Promise<Scored<T>[]> {
+    this.lastRead = performance.now();
     const column = this.codec.vectorColumn;
     if (!column) throw new Error("collection has no vector column");
     let q = this.table.vectorSearch(Array.from(vector)).column(column).distanceType("cosine").limit(limit);
@@ -229,6 +237,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
   async match(text: string, condition: Condition, limit: number, options: ScoreOptions = {}): Promise<Scored<T>[]> {
     const query = ftsQuery(text);
     if (!this.codec.textColumn || query === "") return [];
+    this.lastRead = performance.now();
     let q = this.table.query().fullTextSearch(query, { columns: [this.codec.textColumn] }).limit(limit);
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
@@ -381,6 +390,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
    * btree postings and read the refine columns (1M memories, in process, 2026-12-07).
    */
   private async engineFind(condition: Condition, options: FindOptions = {}): Promise<T[]> {
+    this.lastRead = performance.now();
     let q = this.table.query();
     const lookup = this.keyLookup(condition);
     if (lookup !== undefined && lookup.values.size === 0) return [];

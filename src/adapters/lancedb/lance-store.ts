@@ -206,8 +206,13 @@ export interface SessionRenewal {
   bytes: number;
   items: number;
   tables: number;
+  /** Of the tables reopened, those warmed first (read in the last `WARM_IF_READ_WITHIN_MS`). */
+  warmed: number;
   millis: number;
 }
+
+/** A renewal warms the new handle of a table read this recently (`LanceCollection.warm`); others start cold. */
+const WARM_IF_READ_WITHIN_MS = 10 * 60_000;
 
 /** Shard tables per new tenant when `tableShards` is not given. */
 export const DEFAULT_TABLE_SHARDS = 8;
@@ -488,17 +493,22 @@ export class LanceStore implements Store {
       const started = performance.now();
       const old = this.session;
       const before = old ? { bytes: Number(old.sizeBytes()), items: old.approxNumItems() } : { bytes: 0, items: 0 };
-      if (!this.connection) return { ...before, tables: 0, millis: 0 };
+      if (!this.connection) return { ...before, tables: 0, warmed: 0, millis: 0 };
       // Set first: a table opened from now on opens on the new connection.
       const connection = this.newConnection();
       this.connection = connection;
       const db = await connection;
       let tables = 0;
+      let warmed = 0;
       for (const [name, c] of await this.openCollections()) {
         try {
           const table = await db.openTable(name);
-          // Warmed before it is handed over: requests meanwhile go on reading on the old handle.
-          await c.warm(table).catch((error: unknown) => this.options.logger?.warn({ table: name, err: String(error) }, "table not warmed on the new LanceDB session"));
+          // A table read lately is warmed before it is handed over (requests meanwhile go on
+          // reading on the old handle); one nobody reads would only be warmed for nothing.
+          if (c.idleForMs() < WARM_IF_READ_WITHIN_MS) {
+            await c.warm(table).catch((error: unknown) => this.options.logger?.warn({ table: name, err: String(error) }, "table not warmed on the new LanceDB session"));
+            warmed++;
+          }
           c.reopened(table);
           tables++;
         } catch (error) {
@@ -506,7 +516,7 @@ export class LanceStore implements Store {
           this.options.logger?.warn({ table: name, err: String(error) }, "table not reopened on the new LanceDB session");
         }
       }
-      return { ...before, tables, millis: performance.now() - started };
+      return { ...before, tables, warmed, millis: performance.now() - started };
     })().finally(() => (this.renewing = null));
     return this.renewing;
   }

@@ -58,6 +58,8 @@ interface Loading {
   /** Writes committed while the load ran; re-applied after it (both modes are idempotent). */
   pending: { rows: readonly CommittedRow[]; mode: WriteMode }[];
   dead: boolean;
+  /** Asked for by the warmer only: between its slices it waits for the reads in flight (`betweenSlices`). */
+  background: boolean;
   promise?: Promise<UserRows | undefined>;
 }
 
@@ -157,13 +159,16 @@ export class TableCache {
   }
 
   /** The held rows of `user`, loading them if needed; `undefined` → use the engine. */
-  async rowsOf(user: string): Promise<UserRows | undefined> {
+  async rowsOf(user: string, background = false): Promise<UserRows | undefined> {
     await this.sync();
     const cached = this.hit(user);
     if (cached) return cached;
     if (this.tooLarge.has(user)) return undefined;
-    // Concurrent readers of a cold user (a recall's vector and word channels) share one load.
-    return this.loading.get(user)?.promise ?? this.load(user);
+    // Concurrent readers of a cold user (a recall's vector and word channels) share one load; a
+    // request that joins a background load makes it a load someone waits for.
+    const loading = this.loading.get(user);
+    if (loading && !background) loading.background = false;
+    return loading?.promise ?? this.load(user, background);
   }
 
   /**
@@ -201,7 +206,7 @@ export class TableCache {
     }
     this.options.warmer.request(`${this.options.name}\u0000${user}`, {
       wanted: () => generation === this.generation && !this.holds(user) && !this.tooLarge.has(user),
-      run: () => this.rowsOf(user),
+      run: () => this.rowsOf(user, true),
     });
     return undefined;
   }
@@ -422,8 +427,8 @@ export class TableCache {
     return this.dimensionOf;
   }
 
-  private load(user: string): Promise<UserRows | undefined> {
-    const state: Loading = { pending: [], dead: false };
+  private load(user: string, background: boolean): Promise<UserRows | undefined> {
+    const state: Loading = { pending: [], dead: false, background };
     this.loading.set(user, state);
     state.promise = this.fill(user, state).finally(() => {
       if (this.loading.get(user) === state) this.loading.delete(user);
@@ -451,7 +456,7 @@ export class TableCache {
       // between two slices instead of after the whole user (1,000 rows took ~45 ms of the main
       // thread, and a recall right after a background load waited for all of it).
       for (let from = 0; from < loaded.rows.length; from += LOAD_SLICE) {
-        if (from > 0) await new Promise((r) => setImmediate(r));
+        if (from > 0) await this.betweenSlices(state);
         const to = Math.min(loaded.rows.length, from + LOAD_SLICE);
         for (let i = from; i < to; i++) {
           const row = loaded.rows[i];
@@ -465,6 +470,19 @@ export class TableCache {
       state.dead = true;
       throw error;
     }
+  }
+
+  /**
+   * Between two slices of a load: a turn of the event loop, and for a background load also until
+   * no read or request is in flight (at most a second), so a request that arrives meanwhile runs
+   * whole before the next slice instead of waiting for one slice at each of its steps (a cold
+   * recall has several: three engine reads, then ranking).
+   */
+  private async betweenSlices(state: Loading): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    const warmer = this.options.warmer;
+    const until = performance.now() + 1000;
+    while (state.background && warmer && !warmer.isQuiet(0) && performance.now() < until) await new Promise((r) => setTimeout(r, 1));
   }
 
   /** Holds a loaded end-user, with the writes committed while it loaded; none if it died meanwhile. */
