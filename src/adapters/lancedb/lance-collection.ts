@@ -242,7 +242,7 @@ export class LanceCollection<T extends Keyed> implements CacheableCollection<T> 
     const sql = renderCondition(condition);
     if (sql) q = q.where(sql);
     if (this.codec.packed) q = q.select([...this.recordColumns(!options.withoutVector), "_score"]);
-    else if (options.withoutVector && this.codec.vectorColumn) q = q.select(this.storedColumnsWithoutVector());
+    else if (options.withoutVector && this.codec.vectorColumn) q = q.select([...this.storedColumnsWithoutVector(), "_score"]);
     return this.decoded(await q.toArrow(), (row, r) => ({ row, score: Number(r._score) }));
   }
 
