@@ -246,6 +246,16 @@ export function actorOf(clause: string, selfNames: readonly string[], previous: 
   return mentionsOthers(c) ? "unknown" : "speaker";
 }
 
+/**
+ * True for a clause whose subject is a thing of the speaker's ("My flat's in Belfast", "Our house
+ * needs a roof", "My employer is Kone"): "my" or "our" before a word that is not a kin or people
+ * word. Such a clause tells of the speaker's own life, not someone else's news.
+ */
+export function speakersThing(clause: string): boolean {
+  const c = clause.replace(FILLER, "").trim();
+  return /^(?:my|our)\s/iu.test(c) && !OTHER_SUBJECT.test(c) && !SPEAKER_SUBJECT.test(c);
+}
+
 const OTHERS_NAMED = new RegExp(`\\b(?:he|she|they|his|her|their|him|them|${KIN})\\b`, "iu");
 
 /** True when a text speaks of someone other than the speaker (a kin or people word, a third-person pronoun). */

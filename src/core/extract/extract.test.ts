@@ -180,4 +180,12 @@ describe("offline extractor: how a statement stands to the speaker's present", (
     expect(categoryOf("I live in London.")).toEqual(["location"]);
     expect(categoryOf("Left teaching in July and retrained as an electrician, first proper job on site next week.")).toEqual(["work"]);
   });
+
+  it("reads a thing of the speaker's as the speaker's, and a person of the speaker's as someone else", () => {
+    // Until round 10 every "my/our" subject was someone else's news, ranked down in Search.
+    const notOthers = ["My flat's in Belfast, city centre.", "Our little house in Asheville needs a new roof.", "My employer is Novo Nordisk.", "My job is stressful."];
+    for (const s of notOthers) expect(categoryOf(s)).not.toContain("about_others");
+    expect(categoryOf("My sister moved to Leeds last spring.")).toEqual(["about_others"]);
+    expect(categoryOf("Our neighbours sold their house.")).toEqual(["about_others"]);
+  });
 });

@@ -3,7 +3,7 @@ import { namesIn } from "./entities.js";
 import { keepForStrategies, type Strategy } from "./extractor-prompt.js";
 import { classifyFact } from "./fact-rules.js";
 import { capitaliseI, firstPersonStatement, speakerView, splitSentences, stripFiller, toThirdPerson, withImpliedSpeaker, wordCount } from "./first-person.js";
-import { actorOf, clausesOf, restatement, type SpeakerEvent, speakerEvents, storedSpeakerEvents } from "./change-events.js";
+import { actorOf, clausesOf, restatement, type SpeakerEvent, speakerEvents, speakersThing, storedSpeakerEvents } from "./change-events.js";
 import { modalityOf } from "./modality.js";
 import type { ProposedFact } from "./proposed-fact.js";
 import type { NotCurrentCategory } from "../fact-search.js";
@@ -98,6 +98,13 @@ function sentenceActor(sentence: string, selfNames: readonly string[]) {
   return first ? actorOf(first, selfNames, null) : "unknown";
 }
 
+/** True when a sentence is someone else's news: its first clause's actor is another person, not a thing of the speaker's. */
+function aboutOthers(sentence: string, selfNames: readonly string[]): boolean {
+  if (speakerActs(sentence, selfNames) || namesSpeaker(sentence, selfNames)) return false;
+  const [first] = clausesOf(sentence);
+  return first !== undefined && !speakersThing(first) && actorOf(first, selfNames, null) === "other";
+}
+
 /** True for a statement about the speaker by their own name ("Gwen has officially moved to Cardiff!"). */
 function namesSpeaker(sentence: string, selfNames: readonly string[]): boolean {
   const s = sentence.trim();
@@ -118,7 +125,7 @@ export function standingOf(sentence: string, selfNames: readonly string[]): "cur
   if (mood === "hypothetical" || mood === "question") return "hypothetical";
   if (mood === "past") return "past";
   if (mood === "temporary") return "temporary";
-  if (!(speakerActs(sentence, selfNames) || namesSpeaker(sentence, selfNames)) && sentenceActor(sentence, selfNames) === "other") return "about_others";
+  if (aboutOthers(sentence, selfNames)) return "about_others";
   return "current";
 }
 
